@@ -1,0 +1,1 @@
+//! SkillKit examples: see the `[[example]]` targets in Cargo.toml.

@@ -1,0 +1,341 @@
+//! Frontmatter: the YAML block between a first line `---` and the next line `---`.
+//!
+//! A UTF-8 byte-order mark and CRLF line endings are accepted. Every failure is a
+//! [`Diagnostic`] with the line it concerns; nothing here panics, whatever the input.
+
+use serde_json::{Map, Value};
+
+use crate::Diagnostic;
+
+/// A document cut into its YAML frontmatter and its markdown body.
+///
+/// ```
+/// let doc = skillkit_parser::frontmatter::split("---\nname: a\n---\nHello\n").unwrap();
+/// assert_eq!(doc.yaml, "name: a\n");
+/// assert_eq!(doc.yaml_line, 2);
+/// assert_eq!(doc.body, "Hello\n");
+/// assert_eq!(doc.body_line, 4);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML text, without the delimiter lines.
+    pub yaml: &'a str,
+    /// The 1-based line of the file where `yaml` starts.
+    pub yaml_line: usize,
+    /// Everything after the closing delimiter line.
+    pub body: &'a str,
+    /// The 1-based line of the file where `body` starts.
+    pub body_line: usize,
+}
+
+/// Strips a leading UTF-8 byte-order mark.
+///
+/// ```
+/// assert_eq!(skillkit_parser::frontmatter::strip_bom("\u{feff}abc"), "abc");
+/// ```
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Decodes file bytes as UTF-8, naming the line of the first invalid byte.
+///
+/// ```
+/// assert_eq!(skillkit_parser::frontmatter::decode(b"ok").unwrap(), "ok");
+/// let err = skillkit_parser::frontmatter::decode(b"a\nb\xff").unwrap_err();
+/// assert_eq!(err.line, 2);
+/// ```
+pub fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let valid = &bytes[..e.valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        Diagnostic::error(
+            line,
+            column,
+            format!(
+                "the file is not valid UTF-8 (invalid byte at offset {}); save it as UTF-8",
+                e.valid_up_to()
+            ),
+        )
+    })
+}
+
+fn is_delimiter(line: &str) -> bool {
+    line.trim_end_matches(['\r', '\n']).trim_end() == "---"
+}
+
+/// Cuts `text` into frontmatter and body.
+///
+/// ```
+/// use skillkit_parser::frontmatter::split;
+/// // CRLF and a byte-order mark are fine.
+/// let doc = split("\u{feff}---\r\nname: a\r\n---\r\nbody").unwrap();
+/// assert_eq!(doc.yaml, "name: a\r\n");
+/// assert_eq!(doc.body, "body");
+/// // A missing closing line is a diagnostic on line 1.
+/// assert_eq!(split("---\nname: a\n").unwrap_err().line, 1);
+/// ```
+pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
+    let text = strip_bom(text);
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next().unwrap_or("");
+    if !is_delimiter(first) {
+        return Err(Diagnostic::error(
+            1,
+            1,
+            "missing frontmatter: the file must start with a line `---`, then YAML fields \
+             (`name: ...`, `description: ...`), then a closing line `---`",
+        ));
+    }
+    let yaml_start = first.len();
+    let mut offset = yaml_start;
+    let mut line_no = 1;
+    for line in lines {
+        line_no += 1;
+        if is_delimiter(line) {
+            return Ok(Split {
+                yaml: &text[yaml_start..offset],
+                yaml_line: 2,
+                body: &text[offset + line.len()..],
+                body_line: line_no + 1,
+            });
+        }
+        offset += line.len();
+    }
+    Err(Diagnostic::error(
+        1,
+        1,
+        "frontmatter is not closed: add a line `---` after the YAML fields",
+    ))
+}
+
+/// Parses frontmatter YAML into a map with string keys.
+///
+/// `yaml_line` is the file line where the YAML starts, so positions in
+/// diagnostics are file positions. Empty YAML is an empty map; anything but a
+/// mapping is a diagnostic. Alias bombs and deep nesting are refused by the YAML
+/// parser's limits, not followed.
+///
+/// ```
+/// use skillkit_parser::frontmatter::parse_mapping;
+/// let map = parse_mapping("name: a\ncount: 3\n", 2).unwrap();
+/// assert_eq!(map["count"], 3);
+/// assert!(parse_mapping("- a\n- b\n", 2).unwrap_err().message.contains("mapping"));
+/// ```
+pub fn parse_mapping(yaml: &str, yaml_line: usize) -> Result<Map<String, Value>, Diagnostic> {
+    let value: serde_yaml_ng::Value = match serde_yaml_ng::from_str(yaml) {
+        Ok(value) => value,
+        Err(err) => {
+            let (line, column) = err
+                .location()
+                .map_or((yaml_line, 1), |l| (yaml_line + l.line() - 1, l.column()));
+            let message = err.to_string();
+            let what = strip_location(&message);
+            return Err(Diagnostic::error(
+                line,
+                column,
+                format!(
+                    "invalid YAML in frontmatter: {what}; fix the YAML (quote values that contain `: ` or start with a special character)"
+                ),
+            ));
+        }
+    };
+    match value {
+        serde_yaml_ng::Value::Null => Ok(Map::new()),
+        serde_yaml_ng::Value::Mapping(mapping) => {
+            let mut map = Map::new();
+            for (key, value) in mapping {
+                let key = scalar_text(&key).ok_or_else(|| {
+                    Diagnostic::error(yaml_line, 1, "frontmatter keys must be plain text")
+                })?;
+                map.insert(key, to_json(value));
+            }
+            Ok(map)
+        }
+        other => Err(Diagnostic::error(
+            yaml_line,
+            1,
+            format!(
+                "frontmatter must be a YAML mapping of `key: value` lines, found {}",
+                kind_of(&other)
+            ),
+        )),
+    }
+}
+
+fn strip_location(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(at) => &message[..at],
+        None => message,
+    }
+}
+
+fn kind_of(value: &serde_yaml_ng::Value) -> &'static str {
+    match value {
+        serde_yaml_ng::Value::Null => "nothing",
+        serde_yaml_ng::Value::Bool(_) => "a boolean",
+        serde_yaml_ng::Value::Number(_) => "a number",
+        serde_yaml_ng::Value::String(_) => "a plain string",
+        serde_yaml_ng::Value::Sequence(_) => "a list",
+        serde_yaml_ng::Value::Mapping(_) => "a mapping",
+        serde_yaml_ng::Value::Tagged(_) => "a tagged value",
+    }
+}
+
+/// The text of a scalar the way a string-only YAML reader (the reference
+/// validator's strictyaml) sees it: `3` is `"3"`, `true` is `"true"`.
+fn scalar_text(value: &serde_yaml_ng::Value) -> Option<String> {
+    match value {
+        serde_yaml_ng::Value::String(s) => Some(s.clone()),
+        serde_yaml_ng::Value::Bool(b) => Some(b.to_string()),
+        serde_yaml_ng::Value::Number(n) => Some(n.to_string()),
+        serde_yaml_ng::Value::Null => Some(String::new()),
+        serde_yaml_ng::Value::Tagged(tagged) => scalar_text(&tagged.value),
+        _ => None,
+    }
+}
+
+fn to_json(value: serde_yaml_ng::Value) -> Value {
+    match value {
+        serde_yaml_ng::Value::Null => Value::Null,
+        serde_yaml_ng::Value::Bool(b) => Value::Bool(b),
+        serde_yaml_ng::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or_else(|| Value::String(n.to_string()), Value::Number)
+            }
+        }
+        serde_yaml_ng::Value::String(s) => Value::String(s),
+        serde_yaml_ng::Value::Sequence(items) => {
+            Value::Array(items.into_iter().map(to_json).collect())
+        }
+        serde_yaml_ng::Value::Mapping(mapping) => Value::Object(
+            mapping
+                .into_iter()
+                .map(|(k, v)| {
+                    let key = scalar_text(&k).unwrap_or_else(|| {
+                        serde_yaml_ng::to_string(&k)
+                            .unwrap_or_default()
+                            .trim()
+                            .to_owned()
+                    });
+                    (key, to_json(v))
+                })
+                .collect(),
+        ),
+        serde_yaml_ng::Value::Tagged(tagged) => to_json(tagged.value),
+    }
+}
+
+/// Reads a frontmatter value as text the way strictyaml does: strings as they
+/// are, numbers and booleans as their text. Lists and maps are not text.
+///
+/// ```
+/// use serde_json::json;
+/// use skillkit_parser::frontmatter::as_text;
+/// assert_eq!(as_text(&json!("a")).as_deref(), Some("a"));
+/// assert_eq!(as_text(&json!(12)).as_deref(), Some("12"));
+/// assert_eq!(as_text(&json!(["a"])), None);
+/// ```
+pub fn as_text(value: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    match value {
+        Value::String(s) => Some(std::borrow::Cow::Borrowed(s)),
+        Value::Number(n) => Some(std::borrow::Cow::Owned(n.to_string())),
+        Value::Bool(b) => Some(std::borrow::Cow::Owned(b.to_string())),
+        Value::Null => Some(std::borrow::Cow::Borrowed("")),
+        _ => None,
+    }
+}
+
+/// The 1-based file line of top-level key `key` in `yaml`, for pointing a
+/// diagnostic at the field it concerns (`fallback` when not found).
+///
+/// ```
+/// use skillkit_parser::frontmatter::key_line;
+/// assert_eq!(key_line("name: a\ndescription: b\n", 2, "description", 1), 3);
+/// assert_eq!(key_line("name: a\n", 2, "model", 1), 1);
+/// ```
+pub fn key_line(yaml: &str, yaml_line: usize, key: &str, fallback: usize) -> usize {
+    yaml.lines()
+        .position(|line| {
+            let line = line.strip_prefix(key).or_else(|| {
+                line.strip_prefix(['"', '\''])
+                    .and_then(|l| l.strip_prefix(key))
+                    .and_then(|l| l.strip_prefix(['"', '\'']))
+            });
+            line.is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map_or(fallback, |i| yaml_line + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_delimiter_is_unclosed() {
+        assert!(split("---").unwrap_err().message.contains("not closed"));
+        assert!(split("---\n").unwrap_err().message.contains("not closed"));
+    }
+
+    #[test]
+    fn empty_file_has_no_frontmatter() {
+        assert!(
+            split("")
+                .unwrap_err()
+                .message
+                .contains("missing frontmatter")
+        );
+    }
+
+    #[test]
+    fn delimiter_with_trailing_spaces_is_accepted() {
+        let doc = split("--- \nname: a\n---  \r\nbody").unwrap();
+        assert_eq!(doc.yaml, "name: a\n");
+        assert_eq!(doc.body, "body");
+    }
+
+    #[test]
+    fn dashes_inside_yaml_values_do_not_close() {
+        let doc = split("---\ndescription: a --- b\n---\nx").unwrap();
+        assert_eq!(doc.yaml, "description: a --- b\n");
+    }
+
+    #[test]
+    fn yaml_error_positions_are_file_positions() {
+        let err = parse_mapping("name: a\n  bad: indent\n", 2).unwrap_err();
+        assert_eq!((err.line, err.column), (3, 6));
+        assert!(!err.message.contains(" at line "), "{}", err.message);
+    }
+
+    #[test]
+    fn alias_bomb_is_refused() {
+        let mut yaml = String::from("a: &a [x,x,x,x,x,x,x,x,x]\n");
+        for (prev, cur) in ('a'..'i').zip('b'..'j') {
+            yaml.push_str(&format!("{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        assert!(parse_mapping(&yaml, 2).is_err());
+    }
+
+    #[test]
+    fn non_string_keys_become_text() {
+        let map = parse_mapping("1: x\ntrue: y\n", 2).unwrap();
+        assert_eq!(map["1"], "x");
+        assert_eq!(map["true"], "y");
+    }
+
+    #[test]
+    fn duplicate_keys_are_an_error() {
+        assert!(
+            parse_mapping("x: 1\nx: 2\n", 2)
+                .unwrap_err()
+                .message
+                .contains("duplicate")
+        );
+    }
+}

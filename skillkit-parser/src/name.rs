@@ -1,0 +1,120 @@
+//! Skill names: the Agent Skills charset and SkillKit's `<kit>:<skill>` rule.
+//!
+//! One rule for every provider: a skill's fully qualified name is `<kit>:<skill>`.
+//! The frontmatter name is the bare part; a frontmatter name that already carries
+//! the kit's own prefix (`files:read` in kit `files`) is accepted as it is, and a
+//! prefix naming another kit is refused.
+
+use unicode_normalization::UnicodeNormalization;
+
+/// The longest bare skill name the Agent Skills standard allows, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// The separator between the kit and the skill in a full name.
+pub const SEPARATOR: char = ':';
+
+/// Splits a full name into `(kit, skill)`; a bare name has no kit.
+///
+/// ```
+/// use skillkit_parser::name::split;
+/// assert_eq!(split("files:read"), (Some("files"), "read"));
+/// assert_eq!(split("read"), (None, "read"));
+/// ```
+pub fn split(name: &str) -> (Option<&str>, &str) {
+    match name.split_once(SEPARATOR) {
+        Some((kit, skill)) => (Some(kit), skill),
+        None => (None, name),
+    }
+}
+
+/// The fully qualified name of frontmatter name `name` inside kit `kit`.
+///
+/// ```
+/// use skillkit_parser::name::qualify;
+/// assert_eq!(qualify("files", "read").unwrap(), "files:read");
+/// assert_eq!(qualify("files", "files:read").unwrap(), "files:read");
+/// assert!(qualify("files", "net:fetch").unwrap_err().contains("`net`"));
+/// ```
+pub fn qualify(kit: &str, name: &str) -> Result<String, String> {
+    match split(name) {
+        (None, bare) => Ok(format!("{kit}{SEPARATOR}{bare}")),
+        (Some(prefix), bare) if prefix == kit && !bare.is_empty() => Ok(name.to_owned()),
+        (Some(prefix), _) => Err(format!(
+            "skill name `{name}` names kit `{prefix}`, but the file is in kit `{kit}`; \
+             write the bare name `{}` (SkillKit adds `{kit}:`)",
+            split(name).1
+        )),
+    }
+}
+
+/// Every way `name` breaks the Agent Skills naming rules (empty when it follows
+/// them): lowercase letters and digits (Unicode letters allowed, as in the
+/// reference validator) and single inner hyphens, at most 64 characters after
+/// NFKC normalisation. `dir_name`, when given, must equal the name.
+///
+/// ```
+/// use skillkit_parser::name::problems;
+/// assert!(problems("pdf-reader", Some("pdf-reader")).is_empty());
+/// assert_eq!(problems("PDF--Reader", None).len(), 2);
+/// assert!(problems("a", Some("b"))[0].contains("must match"));
+/// ```
+pub fn problems(name: &str, dir_name: Option<&str>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let name: String = name.trim().nfkc().collect();
+    if name.is_empty() {
+        problems.push("Field 'name' must be a non-empty string".to_owned());
+        return problems;
+    }
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        problems.push(format!(
+            "Skill name '{name}' exceeds {MAX_NAME_CHARS} character limit ({chars} chars); shorten it"
+        ));
+    }
+    if name != name.to_lowercase() {
+        problems.push(format!("Skill name '{name}' must be lowercase"));
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        problems.push("Skill name cannot start or end with a hyphen".to_owned());
+    }
+    if name.contains("--") {
+        problems.push("Skill name cannot contain consecutive hyphens".to_owned());
+    }
+    if !name.chars().all(|c| c.is_alphanumeric() || c == '-') {
+        problems.push(format!(
+            "Skill name '{name}' contains invalid characters. Only letters, digits, and hyphens are allowed."
+        ));
+    }
+    if let Some(dir_name) = dir_name {
+        let dir_name: String = dir_name.nfkc().collect();
+        if dir_name != name {
+            problems.push(format!(
+                "Directory name '{dir_name}' must match skill name '{name}'; rename one of them"
+            ));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unicode_letters_are_allowed() {
+        assert!(problems("données", None).is_empty());
+        assert!(!problems("Données", None).is_empty());
+    }
+
+    #[test]
+    fn length_counts_characters_after_nfkc() {
+        assert!(problems(&"a".repeat(64), None).is_empty());
+        assert_eq!(problems(&"a".repeat(65), None).len(), 1);
+    }
+
+    #[test]
+    fn empty_prefix_parts_are_refused() {
+        assert!(qualify("files", "files:").is_err());
+        assert!(qualify("files", ":read").is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! `SKILL.md`: a skill's frontmatter fields and its markdown body.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::fields::Fields;
+use crate::{Diagnostic, frontmatter, name};
+
+/// The file name of a skill inside its directory.
+pub const SKILL_FILE: &str = "SKILL.md";
+
+/// A parsed `SKILL.md`.
+///
+/// Loading is lenient (the Agent Skills client guide): only a missing or empty
+/// `name` or `description` and broken frontmatter refuse the file; other problems
+/// are [`warnings`](SkillDocument::warnings) and the skill loads. Strict checks are
+/// [`crate::validate`].
+///
+/// ```
+/// let doc = skillkit_parser::SkillDocument::parse(
+///     "---\nname: read\ndescription: Read a file.\nargument-hint: <path>\n---\nRead $ARGUMENTS.\n",
+/// ).unwrap();
+/// assert_eq!(doc.name, "read");
+/// assert_eq!(doc.extra["argument-hint"], "<path>");
+/// assert_eq!(doc.body, "Read $ARGUMENTS.\n");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillDocument {
+    /// `name`, trimmed, as written (it may carry the kit's own `kit:` prefix).
+    pub name: String,
+    /// `description`, trimmed.
+    pub description: String,
+    /// `license` (Agent Skills standard).
+    pub license: Option<String>,
+    /// `compatibility` (Agent Skills standard).
+    pub compatibility: Option<String>,
+    /// `allowed-tools` (Agent Skills standard): a YAML list, or text split on
+    /// spaces and commas outside parentheses.
+    pub allowed_tools: Vec<String>,
+    /// `metadata` (Agent Skills standard): a map.
+    pub metadata: Map<String, Value>,
+    /// `model` (SkillKit extension): the model URI to run this skill with.
+    pub model: Option<String>,
+    /// `required_scope` (SkillKit extension): the scope a caller needs.
+    pub required_scope: Option<String>,
+    /// Every other frontmatter key, unchanged (`argument-hint`, `user-invocable`, …).
+    pub extra: Map<String, Value>,
+    /// The markdown after the frontmatter, with CRLF line endings turned into LF.
+    pub body: String,
+    /// The 1-based file line where the body starts.
+    pub body_line: usize,
+    /// Problems that did not stop the skill from loading.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl SkillDocument {
+    /// Parses the text of a `SKILL.md`.
+    ///
+    /// ```
+    /// let err = skillkit_parser::SkillDocument::parse("---\nname: a\n---\n").unwrap_err();
+    /// assert!(err.message.contains("description"));
+    /// ```
+    pub fn parse(text: &str) -> Result<Self, Diagnostic> {
+        Self::parse_in(text, None)
+    }
+
+    fn parse_in(text: &str, dir: Option<&str>) -> Result<Self, Diagnostic> {
+        let split = frontmatter::split(text)?;
+        let map = frontmatter::parse_mapping(split.yaml, split.yaml_line)?;
+        let mut fields = Fields::new(map, split.yaml, split.yaml_line);
+        let name = fields.required("name", "my-skill")?;
+        let description =
+            fields.required("description", "What the skill does and when to use it.")?;
+        let name_line = fields.line("name");
+        let doc_fields = SkillDocument {
+            license: fields.text("license"),
+            compatibility: fields.text("compatibility"),
+            allowed_tools: fields.list("allowed-tools"),
+            metadata: fields.map("metadata"),
+            model: fields.text("model"),
+            required_scope: fields.text("required_scope"),
+            extra: Map::new(),
+            name,
+            description,
+            body: normalize_newlines(split.body),
+            body_line: split.body_line,
+            warnings: Vec::new(),
+        };
+        let (extra, mut warnings) = fields.rest();
+        let bare = name::split(&doc_fields.name).1;
+        warnings.extend(
+            name::problems(bare, dir)
+                .into_iter()
+                .map(|p| Diagnostic::warning(name_line, 1, p)),
+        );
+        Ok(SkillDocument {
+            extra,
+            warnings,
+            ..doc_fields
+        })
+    }
+
+    /// Parses the bytes of `SKILL.md` at `path`: UTF-8 is checked, diagnostics
+    /// name `path`, and a name that differs from the skill's directory is a
+    /// warning (the skill still loads).
+    ///
+    /// ```
+    /// let doc = skillkit_parser::SkillDocument::parse_file(
+    ///     "skills/write/SKILL.md".as_ref(),
+    ///     b"---\nname: read\ndescription: d\n---\n",
+    /// ).unwrap();
+    /// assert!(doc.warnings[0].to_string().starts_with("skills/write/SKILL.md:2:1:"));
+    /// ```
+    pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Self, Diagnostic> {
+        let dir = path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|d| d.to_str());
+        let parsed = frontmatter::decode(bytes).and_then(|text| Self::parse_in(text, dir));
+        let mut doc = parsed.map_err(|d| d.with_path(path))?;
+        for warning in &mut doc.warnings {
+            warning.path = Some(path.to_path_buf());
+        }
+        Ok(doc)
+    }
+
+    /// Reads and parses the `SKILL.md` at `path`.
+    ///
+    /// ```
+    /// let err = skillkit_parser::SkillDocument::read("/no/such/SKILL.md".as_ref()).unwrap_err();
+    /// assert!(err.to_string().starts_with("/no/such/SKILL.md:"));
+    /// ```
+    pub fn read(path: &Path) -> Result<Self, Diagnostic> {
+        let bytes = crate::read_file(path)?;
+        Self::parse_file(path, &bytes)
+    }
+}
+
+/// The text with CRLF line endings turned into LF (borrowed when there are none).
+pub(crate) fn normalize_newlines(text: &str) -> String {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n")
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_and_extension_fields_are_kept() {
+        let doc = SkillDocument::parse(
+            "---\nname: read\ndescription: d\nlicense: MIT\ncompatibility: any\n\
+             allowed-tools: Read Grep\nmetadata:\n  author: me\nmodel: anthropic://x\n\
+             required_scope: files\nuser-invocable: false\n---\nbody",
+        )
+        .unwrap();
+        assert_eq!(doc.license.as_deref(), Some("MIT"));
+        assert_eq!(doc.compatibility.as_deref(), Some("any"));
+        assert_eq!(doc.allowed_tools, ["Read", "Grep"]);
+        assert_eq!(doc.metadata["author"], "me");
+        assert_eq!(doc.model.as_deref(), Some("anthropic://x"));
+        assert_eq!(doc.required_scope.as_deref(), Some("files"));
+        assert_eq!(doc.extra["user-invocable"], false);
+        assert!(!doc.extra.contains_key("name"));
+        assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    }
+
+    #[test]
+    fn crlf_bodies_become_lf() {
+        let doc =
+            SkillDocument::parse("---\r\nname: a\r\ndescription: d\r\n---\r\nx\r\ny\r\n").unwrap();
+        assert_eq!(doc.body, "x\ny\n");
+        assert_eq!(doc.body_line, 5);
+    }
+
+    #[test]
+    fn missing_description_names_the_fix() {
+        let err = SkillDocument::parse("---\nname: a\n---\n").unwrap_err();
+        assert!(err.message.contains("add `description:"), "{}", err.message);
+    }
+
+    #[test]
+    fn list_description_is_an_error_on_its_line() {
+        let err = SkillDocument::parse("---\nname: a\ndescription:\n  - x\n---\n").unwrap_err();
+        assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn bad_name_charset_is_a_warning_not_an_error() {
+        let doc = SkillDocument::parse("---\nname: Read_File\ndescription: d\n---\n").unwrap();
+        assert_eq!(doc.name, "Read_File");
+        assert!(!doc.warnings.is_empty());
+    }
+
+    #[test]
+    fn numeric_scalars_read_as_text() {
+        let doc = SkillDocument::parse("---\nname: 42\ndescription: true\n---\n").unwrap();
+        assert_eq!(
+            (doc.name.as_str(), doc.description.as_str()),
+            ("42", "true")
+        );
+    }
+}

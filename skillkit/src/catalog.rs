@@ -1,0 +1,587 @@
+//! [`Catalog`]: every registered provider, asked on every query, aggregated.
+//!
+//! There is no stale answer: what a provider holds now is what the next query
+//! returns. Each query asks all providers concurrently and isolates each one: an
+//! error, a panic or a timeout drops that provider for this query, with a
+//! warning, and the others are served. Of two skills with the same full name the
+//! one from the earlier provider (registration order) wins, and a warning names
+//! both.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::join_all;
+use skillkit_parser::Diagnostic;
+
+use crate::agent::AgentDefinition;
+use crate::kit::Kit;
+use crate::provider::KitProvider;
+use crate::skill::{Handler, Skill};
+use crate::tool::{Tool, ToolDefinition};
+
+/// How long a provider may take to answer one query, by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Aggregates kits from providers; cheap to clone (clones share providers).
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::{Catalog, Memory, Skill};
+///
+/// let memory = Memory::new();
+/// let catalog = Catalog::builder().provider(memory.clone()).build();
+/// memory.put(Skill::new("greet:hello", "Say hello.").with_body("Hello, $ARGUMENTS!"));
+/// // Seen by the very next query.
+/// let skill = catalog.get_skill("greet:hello").await.unwrap();
+/// assert_eq!(skill.render("Ada", None), "Hello, Ada!");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Catalog {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    providers: Vec<Arc<dyn KitProvider>>,
+    timeout: Duration,
+    last_diagnostics: Mutex<Arc<[Diagnostic]>>,
+}
+
+/// Builds a [`Catalog`]; providers are listed in priority order.
+///
+/// ```
+/// let catalog = skillkit::Catalog::builder()
+///     .provider(skillkit::Memory::new())
+///     .timeout(std::time::Duration::from_secs(2))
+///     .build();
+/// assert_eq!(catalog.provider_names(), ["memory"]);
+/// ```
+#[derive(Default)]
+pub struct CatalogBuilder {
+    providers: Vec<Arc<dyn KitProvider>>,
+    timeout: Option<Duration>,
+}
+
+impl CatalogBuilder {
+    /// Adds a provider (after the ones already added: lower priority).
+    ///
+    /// ```
+    /// let builder = skillkit::Catalog::builder().provider(skillkit::Memory::new());
+    /// ```
+    pub fn provider(self, provider: impl KitProvider + 'static) -> Self {
+        self.shared(Arc::new(provider))
+    }
+
+    /// Adds a provider you keep a handle on (for example an embedded kit you also
+    /// call as a tool).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let memory: Arc<dyn skillkit::KitProvider> = Arc::new(skillkit::Memory::new());
+    /// let catalog = skillkit::Catalog::builder().shared(memory.clone()).build();
+    /// ```
+    pub fn shared(mut self, provider: Arc<dyn KitProvider>) -> Self {
+        self.providers.push(provider);
+        self
+    }
+
+    /// How long each provider may take per query ([`DEFAULT_TIMEOUT`] unless set).
+    ///
+    /// ```
+    /// let builder = skillkit::Catalog::builder().timeout(std::time::Duration::from_millis(500));
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The catalog.
+    ///
+    /// ```
+    /// let catalog = skillkit::Catalog::builder().build();
+    /// assert!(catalog.provider_names().is_empty());
+    /// ```
+    pub fn build(self) -> Catalog {
+        Catalog {
+            inner: Arc::new(Inner {
+                providers: self.providers,
+                timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
+                last_diagnostics: Mutex::new(Arc::from([])),
+            }),
+        }
+    }
+}
+
+/// A skill's name and description, as listed to people and models.
+///
+/// ```
+/// let summary = skillkit::SkillSummary { name: "files:read".into(), description: "Read.".into() };
+/// assert_eq!(summary.name, "files:read");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillSummary {
+    /// The full name (`kit:skill`).
+    pub name: String,
+    /// The description.
+    pub description: String,
+}
+
+/// An executable skill with the tool that runs it, as an agent loop needs it.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::{Catalog, Memory, Skill, Tool, ToolExecution, ToolOutcome};
+/// struct Echo;
+/// #[skillkit::async_trait]
+/// impl Tool for Echo {
+///     async fn execute(&self, e: ToolExecution) -> ToolOutcome { ToolOutcome::ok(e.arguments()) }
+/// }
+/// let memory = Memory::new();
+/// memory.put(Skill::new("util:echo", "Echo.").with_tool(Echo));
+/// let tools = Catalog::builder().provider(memory).build().tools().await;
+/// assert_eq!(tools[0].definition.name, "util:echo");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct SkillTool {
+    /// The skill.
+    pub skill: Arc<Skill>,
+    /// What the model is told about it.
+    pub definition: ToolDefinition,
+    /// The tool that executes it.
+    pub tool: Arc<dyn Tool>,
+}
+
+impl std::fmt::Debug for SkillTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillTool")
+            .field("skill", &self.skill.name)
+            .field("definition", &self.definition)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The answer of all providers to one query, aggregated.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let memory = skillkit::Memory::new();
+/// memory.put(skillkit::Skill::new("a:x", "X."));
+/// let snapshot = skillkit::Catalog::builder().provider(memory).build().snapshot().await;
+/// assert_eq!(snapshot.kits().len(), 1);
+/// assert!(snapshot.skill("a:x").is_some());
+/// # });
+/// ```
+#[derive(Clone, Default)]
+pub struct Snapshot {
+    kits: Vec<Kit>,
+    /// For each kit, the index of its provider.
+    kit_providers: Vec<usize>,
+    providers: Vec<Arc<dyn KitProvider>>,
+    /// Full skill name → (kit index, skill index).
+    index: HashMap<Arc<str>, (usize, usize)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("kits", &self.kits)
+            .field("diagnostics", &self.diagnostics)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog {
+    /// A builder; add providers in priority order.
+    ///
+    /// ```
+    /// let catalog = skillkit::Catalog::builder().build();
+    /// ```
+    pub fn builder() -> CatalogBuilder {
+        CatalogBuilder::default()
+    }
+
+    /// The providers' names, in priority order.
+    ///
+    /// ```
+    /// let catalog = skillkit::Catalog::builder().provider(skillkit::Memory::new()).build();
+    /// assert_eq!(catalog.provider_names(), ["memory"]);
+    /// ```
+    pub fn provider_names(&self) -> Vec<String> {
+        self.inner
+            .providers
+            .iter()
+            .map(|p| p.name().into_owned())
+            .collect()
+    }
+
+    /// Asks every provider now and aggregates their kits.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let snapshot = skillkit::Catalog::builder().build().snapshot().await;
+    /// assert!(snapshot.kits().is_empty());
+    /// # });
+    /// ```
+    pub async fn snapshot(&self) -> Snapshot {
+        let timeout = self.inner.timeout;
+        let answers = join_all(self.inner.providers.iter().map(|provider| {
+            let provider = Arc::clone(provider);
+            async move {
+                let name = provider.name().into_owned();
+                let mut task = tokio::spawn(async move { provider.list_kits().await });
+                let outcome = match tokio::time::timeout(timeout, &mut task).await {
+                    Ok(Ok(Ok(kits))) => Ok(kits),
+                    Ok(Ok(Err(error))) => Err(format!("{error}")),
+                    Ok(Err(join)) if join.is_panic() => Err(format!(
+                        "it panicked: {}",
+                        crate::tool::panic_message(&*join.into_panic())
+                    )),
+                    Ok(Err(join)) => Err(format!("its task was cancelled: {join}")),
+                    Err(_) => {
+                        task.abort();
+                        Err(format!("it did not answer within {timeout:?}"))
+                    }
+                };
+                (name, outcome)
+            }
+        }))
+        .await;
+        let snapshot = self.aggregate(answers);
+        self.remember(&snapshot.diagnostics);
+        snapshot
+    }
+
+    fn aggregate(&self, answers: Vec<(String, Result<Vec<Kit>, String>)>) -> Snapshot {
+        let mut snapshot = Snapshot {
+            providers: self.inner.providers.clone(),
+            ..Snapshot::default()
+        };
+        let mut owners: HashMap<Arc<str>, (String, Option<std::path::PathBuf>)> = HashMap::new();
+        for (provider_index, (provider, outcome)) in answers.into_iter().enumerate() {
+            let kits = match outcome {
+                Ok(kits) => kits,
+                Err(why) => {
+                    snapshot.diagnostics.push(Diagnostic::warning(
+                        0,
+                        0,
+                        format!("provider `{provider}` was skipped for this query: {why}"),
+                    ));
+                    continue;
+                }
+            };
+            for mut kit in kits {
+                snapshot.diagnostics.extend(kit.diagnostics.iter().cloned());
+                let kit_index = snapshot.kits.len();
+                let mut kept = Vec::with_capacity(kit.skills.len());
+                for skill in std::mem::take(&mut kit.skills) {
+                    let name: Arc<str> = Arc::from(skill.name.as_ref());
+                    match owners.entry(name.clone()) {
+                        Entry::Vacant(slot) => {
+                            slot.insert((provider.clone(), skill.location.clone()));
+                            snapshot.index.insert(name, (kit_index, kept.len()));
+                            kept.push(skill);
+                        }
+                        Entry::Occupied(first) => {
+                            let (winner, winner_path) = first.get();
+                            snapshot.diagnostics.push(shadowed(
+                                &skill,
+                                &provider,
+                                winner,
+                                winner_path.as_deref(),
+                            ));
+                        }
+                    }
+                }
+                kit.skills = kept;
+                snapshot.kits.push(kit);
+                snapshot.kit_providers.push(provider_index);
+            }
+        }
+        snapshot
+    }
+
+    /// Logs the diagnostics that were not there at the previous query (so an
+    /// unchanged problem is not repeated on every query) and keeps them.
+    fn remember(&self, diagnostics: &[Diagnostic]) {
+        let Ok(mut last) = self.inner.last_diagnostics.lock() else {
+            return;
+        };
+        for diagnostic in diagnostics.iter().filter(|d| !last.contains(d)) {
+            let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
+            tracing::warn!(path = path.as_deref(), "{}", diagnostic.message);
+        }
+        *last = Arc::from(diagnostics);
+    }
+
+    /// The diagnostics of the last query: skipped files, shadowed duplicates,
+    /// providers that failed.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let catalog = skillkit::Catalog::builder().provider(skillkit::Local::new("/no/such/dir")).build();
+    /// catalog.list_kits().await;
+    /// assert!(catalog.diagnostics()[0].message.contains("/no/such/dir"));
+    /// # });
+    /// ```
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.inner
+            .last_diagnostics
+            .lock()
+            .map(|d| d.to_vec())
+            .unwrap_or_default()
+    }
+
+    /// Every kit, in provider order.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(skillkit::Catalog::builder().build().list_kits().await.is_empty());
+    /// # });
+    /// ```
+    pub async fn list_kits(&self) -> Vec<Kit> {
+        self.snapshot().await.kits
+    }
+
+    /// The kit named `name` (the first provider's, if several serve one).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(skillkit::Catalog::builder().build().get_kit("files").await.is_none());
+    /// # });
+    /// ```
+    pub async fn get_kit(&self, name: &str) -> Option<Kit> {
+        self.snapshot().await.kit(name).cloned()
+    }
+
+    /// Every skill's full name and description.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("a:x", "X."));
+    /// let skills = skillkit::Catalog::builder().provider(memory).build().list_skills().await;
+    /// assert_eq!(skills[0].name, "a:x");
+    /// # });
+    /// ```
+    pub async fn list_skills(&self) -> Vec<SkillSummary> {
+        self.snapshot().await.summaries()
+    }
+
+    /// The skill with full name `name`.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(skillkit::Catalog::builder().build().get_skill("a:x").await.is_none());
+    /// # });
+    /// ```
+    pub async fn get_skill(&self, name: &str) -> Option<Arc<Skill>> {
+        self.snapshot().await.skill(name).cloned()
+    }
+
+    /// Every sub-agent of every kit.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(skillkit::Catalog::builder().build().list_agents().await.is_empty());
+    /// # });
+    /// ```
+    pub async fn list_agents(&self) -> Vec<Arc<AgentDefinition>> {
+        self.snapshot().await.agents().cloned().collect()
+    }
+
+    /// The agent named `name`: a sub-agent (`kit:agent`) or a kit's root agent.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(skillkit::Catalog::builder().build().get_agent("files:sum").await.is_none());
+    /// # });
+    /// ```
+    pub async fn get_agent(&self, name: &str) -> Option<Arc<AgentDefinition>> {
+        self.snapshot().await.agent(name).cloned()
+    }
+
+    /// The root agent of the first kit (in provider order) that has one.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(skillkit::Catalog::builder().build().root_agent().await.is_none());
+    /// # });
+    /// ```
+    pub async fn root_agent(&self) -> Option<Arc<AgentDefinition>> {
+        self.snapshot().await.root_agent().cloned()
+    }
+
+    /// Every executable skill with its tool and definition.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(skillkit::Catalog::builder().build().tools().await.is_empty());
+    /// # });
+    /// ```
+    pub async fn tools(&self) -> Vec<SkillTool> {
+        self.snapshot().await.tools()
+    }
+}
+
+impl Snapshot {
+    /// Every kit, in provider order (shadowed duplicate skills removed).
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().kits().is_empty());
+    /// ```
+    pub fn kits(&self) -> &[Kit] {
+        &self.kits
+    }
+
+    /// The first kit named `name`.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().kit("files").is_none());
+    /// ```
+    pub fn kit(&self, name: &str) -> Option<&Kit> {
+        self.kits.iter().find(|kit| kit.name == name)
+    }
+
+    /// Every skill, kit by kit.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Snapshot::default().skills().count(), 0);
+    /// ```
+    pub fn skills(&self) -> impl Iterator<Item = &Arc<Skill>> {
+        self.kits.iter().flat_map(|kit| &kit.skills)
+    }
+
+    /// Every skill's name and description.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().summaries().is_empty());
+    /// ```
+    pub fn summaries(&self) -> Vec<SkillSummary> {
+        self.skills()
+            .map(|s| SkillSummary {
+                name: s.name.to_string(),
+                description: s.description.to_string(),
+            })
+            .collect()
+    }
+
+    /// The skill with full name `name`.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().skill("a:b").is_none());
+    /// ```
+    pub fn skill(&self, name: &str) -> Option<&Arc<Skill>> {
+        let &(kit, skill) = self.index.get(name)?;
+        self.kits.get(kit)?.skills.get(skill)
+    }
+
+    /// Every sub-agent.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Snapshot::default().agents().count(), 0);
+    /// ```
+    pub fn agents(&self) -> impl Iterator<Item = &Arc<AgentDefinition>> {
+        self.kits.iter().flat_map(|kit| &kit.agents)
+    }
+
+    /// The sub-agent or root agent named `name`.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().agent("a").is_none());
+    /// ```
+    pub fn agent(&self, name: &str) -> Option<&Arc<AgentDefinition>> {
+        self.agents().find(|a| a.name == name).or_else(|| {
+            self.kits
+                .iter()
+                .filter_map(|k| k.agent.as_ref())
+                .find(|a| a.name == name)
+        })
+    }
+
+    /// The root agent of the first kit that has one.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().root_agent().is_none());
+    /// ```
+    pub fn root_agent(&self) -> Option<&Arc<AgentDefinition>> {
+        self.kits.iter().find_map(|kit| kit.agent.as_ref())
+    }
+
+    /// The tool that executes skill `name`, if it is executable.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().tool("a:b").is_none());
+    /// ```
+    pub fn tool(&self, name: &str) -> Option<SkillTool> {
+        let &(kit, _) = self.index.get(name)?;
+        self.skill_tool(kit, self.skill(name)?)
+    }
+
+    /// Every executable skill with its tool.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().tools().is_empty());
+    /// ```
+    pub fn tools(&self) -> Vec<SkillTool> {
+        self.kits
+            .iter()
+            .enumerate()
+            .flat_map(|(k, kit)| kit.skills.iter().filter_map(move |s| self.skill_tool(k, s)))
+            .collect()
+    }
+
+    fn skill_tool(&self, kit: usize, skill: &Arc<Skill>) -> Option<SkillTool> {
+        let tool = match &skill.handler {
+            Handler::Knowledge => return None,
+            Handler::Tool(tool) => Arc::clone(tool),
+            Handler::Provider => {
+                let provider = self.providers.get(*self.kit_providers.get(kit)?)?;
+                Arc::clone(provider).tool()?
+            }
+        };
+        Some(SkillTool {
+            definition: tool.definition(skill),
+            skill: Arc::clone(skill),
+            tool,
+        })
+    }
+
+    /// The diagnostics of this query.
+    ///
+    /// ```
+    /// assert!(skillkit::Snapshot::default().diagnostics().is_empty());
+    /// ```
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+}
+
+fn shadowed(
+    skill: &Skill,
+    provider: &str,
+    winner: &str,
+    winner_path: Option<&std::path::Path>,
+) -> Diagnostic {
+    let place = |provider: &str, path: Option<&std::path::Path>| match path {
+        Some(path) => format!("provider `{provider}` ({})", path.display()),
+        None => format!("provider `{provider}`"),
+    };
+    let d = Diagnostic::warning(
+        0,
+        0,
+        format!(
+            "duplicate skill `{}`: the one from {} is ignored, the one from {} wins (the earlier provider); rename one of them",
+            skill.name,
+            place(provider, skill.location.as_deref()),
+            place(winner, winner_path),
+        ),
+    );
+    match &skill.location {
+        Some(path) => d.with_path(path),
+        None => d,
+    }
+}

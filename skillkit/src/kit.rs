@@ -1,0 +1,179 @@
+//! [`Kit`]: a named bundle of skills, a root agent, sub-agents and metadata.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use skillkit_parser::Diagnostic;
+
+use crate::agent::AgentDefinition;
+use crate::skill::{Metadata, Skill};
+
+/// A named bundle of skills and agents, as a provider serves it.
+///
+/// Skills and agents are behind `Arc`, so cloning a kit (which every catalog
+/// query does) copies no text.
+///
+/// ```
+/// use skillkit::{Kit, Skill};
+///
+/// let kit = Kit::new("files")
+///     .with_skill(Skill::new("files:write", "Write a file."))
+///     .with_skill(Skill::new("files:read", "Read a file."));
+/// assert_eq!(kit.skill("files:read").unwrap().description, "Read a file.");
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Kit {
+    /// The kit's name (the `<kit>` of `<kit>:<skill>`).
+    pub name: Cow<'static, str>,
+    /// The skills, sorted by full name.
+    pub skills: Vec<Arc<Skill>>,
+    /// The root agent (`AGENT.md`).
+    pub agent: Option<Arc<AgentDefinition>>,
+    /// The sub-agents (`agents/<name>.md`), sorted by name.
+    pub agents: Vec<Arc<AgentDefinition>>,
+    /// Anything the provider wants to say about the kit (source, commit, …).
+    pub metadata: Metadata,
+    /// Problems met while loading the kit: skipped files, duplicate names.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Kit {
+    /// An empty kit.
+    ///
+    /// ```
+    /// assert!(skillkit::Kit::new("files").skills.is_empty());
+    /// ```
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        Kit {
+            name: name.into(),
+            ..Kit::default()
+        }
+    }
+
+    /// The same kit with `skill` added (kept sorted by name; a skill of the same
+    /// name is replaced).
+    ///
+    /// ```
+    /// let kit = skillkit::Kit::new("k")
+    ///     .with_skill(skillkit::Skill::new("k:b", "d"))
+    ///     .with_skill(skillkit::Skill::new("k:a", "d"));
+    /// assert_eq!(kit.skills[0].name, "k:a");
+    /// ```
+    pub fn with_skill(mut self, skill: impl Into<Arc<Skill>>) -> Self {
+        let skill = skill.into();
+        match self.skills.binary_search_by(|s| s.name.cmp(&skill.name)) {
+            Ok(at) => self.skills[at] = skill,
+            Err(at) => self.skills.insert(at, skill),
+        }
+        self
+    }
+
+    /// The same kit with `agent` as its root agent.
+    ///
+    /// ```
+    /// let kit = skillkit::Kit::new("k").with_agent(skillkit::AgentDefinition::new("k", "d"));
+    /// assert!(kit.agent.is_some());
+    /// ```
+    pub fn with_agent(mut self, agent: impl Into<Arc<AgentDefinition>>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// The same kit with sub-agent `agent` added (kept sorted by name).
+    ///
+    /// ```
+    /// let kit = skillkit::Kit::new("k").with_sub_agent(skillkit::AgentDefinition::new("k:sum", "d"));
+    /// assert_eq!(kit.agents.len(), 1);
+    /// ```
+    pub fn with_sub_agent(mut self, agent: impl Into<Arc<AgentDefinition>>) -> Self {
+        let agent = agent.into();
+        match self.agents.binary_search_by(|a| a.name.cmp(&agent.name)) {
+            Ok(at) => self.agents[at] = agent,
+            Err(at) => self.agents.insert(at, agent),
+        }
+        self
+    }
+
+    /// The skill with full name `name`.
+    ///
+    /// ```
+    /// let kit = skillkit::Kit::new("k").with_skill(skillkit::Skill::new("k:a", "d"));
+    /// assert!(kit.skill("k:a").is_some());
+    /// assert!(kit.skill("k:b").is_none());
+    /// ```
+    pub fn skill(&self, name: &str) -> Option<&Arc<Skill>> {
+        self.skills
+            .binary_search_by(|s| s.name.as_ref().cmp(name))
+            .ok()
+            .map(|at| &self.skills[at])
+            .or_else(|| self.skills.iter().find(|s| s.name == name))
+    }
+
+    /// Builds a kit from loaded parts: skills sorted by name, and of two skills
+    /// (or sub-agents) with the same name the first (by file path) kept and the
+    /// other reported in [`Kit::diagnostics`].
+    pub(crate) fn assemble(
+        name: Cow<'static, str>,
+        agent: Option<Arc<AgentDefinition>>,
+        mut skills: Vec<Arc<Skill>>,
+        mut agents: Vec<Arc<AgentDefinition>>,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> Kit {
+        skills.sort_by(|a, b| a.name.cmp(&b.name));
+        skills.dedup_by(|later, kept| {
+            let same = later.name == kept.name;
+            if same {
+                diagnostics.push(duplicate(
+                    "skill",
+                    &later.name,
+                    later.location.as_deref(),
+                    kept.location.as_deref(),
+                ));
+            }
+            same
+        });
+        agents.sort_by(|a, b| a.name.cmp(&b.name));
+        agents.dedup_by(|later, kept| {
+            let same = later.name == kept.name;
+            if same {
+                diagnostics.push(duplicate(
+                    "agent",
+                    &later.name,
+                    later.location.as_deref(),
+                    kept.location.as_deref(),
+                ));
+            }
+            same
+        });
+        Kit {
+            name,
+            skills,
+            agent,
+            agents,
+            metadata: Metadata::new(),
+            diagnostics,
+        }
+    }
+}
+
+fn duplicate(
+    what: &str,
+    name: &str,
+    dropped: Option<&std::path::Path>,
+    kept: Option<&std::path::Path>,
+) -> Diagnostic {
+    let place =
+        |p: Option<&std::path::Path>| p.map_or_else(|| "?".to_owned(), |p| p.display().to_string());
+    let d = Diagnostic::warning(
+        0,
+        0,
+        format!(
+            "duplicate {what} name `{name}`: this file is skipped, `{}` has the same name; rename one of them",
+            place(kept)
+        ),
+    );
+    match dropped {
+        Some(path) => d.with_path(path),
+        None => d,
+    }
+}

@@ -1,0 +1,55 @@
+//! SkillKit: ship LLM agent skills.
+//!
+//! A skill is a `SKILL.md` file (YAML frontmatter + markdown prompt, the Agent
+//! Skills format). Skills are bundled into [`Kit`]s, served by providers
+//! ([`Local`] directories, the [`Memory`] store, your own [`KitProvider`]s), and
+//! aggregated by a [`Catalog`] that asks every provider on every query, so it is
+//! never stale.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use skillkit::{Catalog, Local, Memory, Skill};
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let kit_dir = dir.path().join("files");
+//! # std::fs::create_dir_all(kit_dir.join("skills/read")).unwrap();
+//! # std::fs::write(kit_dir.join("skills/read/SKILL.md"), "---\nname: read\ndescription: Read a file.\n---\nRead $ARGUMENTS.\n").unwrap();
+//!
+//! let memory = Memory::new();
+//! let catalog = Catalog::builder()
+//!     .provider(Local::new(&kit_dir))
+//!     .provider(memory.clone())
+//!     .build();
+//! memory.put(Skill::new("greet:hello", "Say hello."));
+//!
+//! let names: Vec<String> = catalog.list_skills().await.into_iter().map(|s| s.name).collect();
+//! assert_eq!(names, ["files:read", "greet:hello"]);
+//! let read = catalog.get_skill("files:read").await.unwrap();
+//! assert_eq!(read.render("notes.txt", None), "Read notes.txt.\n");
+//! # });
+//! ```
+#![warn(missing_docs)]
+
+pub mod agent;
+pub mod catalog;
+pub mod kit;
+pub mod provider;
+pub mod providers;
+pub mod skill;
+pub mod tool;
+
+pub use agent::AgentDefinition;
+pub use catalog::{Catalog, CatalogBuilder, SkillSummary, SkillTool, Snapshot};
+pub use kit::Kit;
+pub use provider::{KitProvider, ProviderError};
+pub use providers::{Local, Memory};
+pub use skill::{Arguments, Handler, Metadata, Skill};
+pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
+
+/// The parser shared with `#[derive(Kit)]`: diagnostics, documents, layout,
+/// validation.
+pub use skillkit_parser as parser;
+pub use skillkit_parser::{Diagnostic, Severity};
+
+/// Re-exported so implementing [`KitProvider`] and [`Tool`] needs no extra
+/// dependency: write `#[skillkit::async_trait]` on the impl.
+pub use async_trait::async_trait;

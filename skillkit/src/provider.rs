@@ -1,0 +1,111 @@
+//! [`KitProvider`]: anything that produces kits.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::kit::Kit;
+use crate::tool::Tool;
+
+/// Why a provider could not answer.
+///
+/// A [`Catalog`](crate::Catalog) logs the error and serves the other providers.
+///
+/// ```
+/// let err = skillkit::ProviderError::other("database unreachable");
+/// assert_eq!(err.to_string(), "database unreachable");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// A kit directory could not be read.
+    #[error("cannot read kit directory `{}`: {source}; check that it exists and is readable", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The provider implements neither `list_kits` nor the legacy `load_kits`.
+    #[error("provider `{0}` implements neither `list_kits` nor `load_kits`; implement `list_kits`")]
+    NotImplemented(String),
+    /// Any other failure, with its message.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ProviderError {
+    /// Wraps any error (or message) of a user-written provider.
+    ///
+    /// ```
+    /// let io = std::io::Error::other("disk on fire");
+    /// assert_eq!(skillkit::ProviderError::other(io).to_string(), "disk on fire");
+    /// ```
+    pub fn other(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        ProviderError::Other(error.into())
+    }
+}
+
+/// A source of kits: a directory, GitHub, memory, a database, the binary itself.
+///
+/// Implement [`list_kits`](KitProvider::list_kits); everything else has a
+/// default. A [`Catalog`](crate::Catalog) asks every provider on every query, so
+/// answer with what the source holds now.
+///
+/// ```
+/// use skillkit::{Kit, KitProvider, ProviderError, Skill};
+///
+/// struct Greetings;
+///
+/// #[skillkit::async_trait]
+/// impl KitProvider for Greetings {
+///     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+///         Ok(vec![Kit::new("greet").with_skill(Skill::new("greet:hello", "Say hello."))])
+///     }
+/// }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let kit = Greetings.get_kit("greet").await.unwrap().unwrap();
+/// assert_eq!(kit.skills.len(), 1);
+/// # });
+/// ```
+#[async_trait::async_trait]
+pub trait KitProvider: Send + Sync {
+    /// A short name for logs and diagnostics (`local:/app/skills`, `memory`, …).
+    fn name(&self) -> Cow<'_, str> {
+        let full = std::any::type_name::<Self>();
+        Cow::Borrowed(full.rsplit("::").next().unwrap_or(full))
+    }
+
+    /// Every kit the provider holds now. The default calls the legacy
+    /// [`load_kits`](KitProvider::load_kits), so a provider written against it
+    /// still works.
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        #[allow(deprecated)]
+        self.load_kits().await
+    }
+
+    /// The kit named `name`, if the provider holds it. The default searches
+    /// [`list_kits`](KitProvider::list_kits); override it when one kit is cheaper
+    /// to fetch than all.
+    async fn get_kit(&self, name: &str) -> Result<Option<Kit>, ProviderError> {
+        Ok(self
+            .list_kits()
+            .await?
+            .into_iter()
+            .find(|kit| kit.name == name))
+    }
+
+    /// The legacy name of [`list_kits`](KitProvider::list_kits), kept so older
+    /// providers keep working. Implement `list_kits` instead.
+    #[deprecated(note = "implement `list_kits`; `load_kits` is kept only for older providers")]
+    async fn load_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        Err(ProviderError::NotImplemented(self.name().into_owned()))
+    }
+
+    /// The tool that executes this provider's skills whose handler is
+    /// [`Handler::Provider`](crate::Handler::Provider) (embedded kits, the GitHub
+    /// built-ins). `None` by default.
+    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>> {
+        None
+    }
+}

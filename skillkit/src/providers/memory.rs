@@ -1,0 +1,192 @@
+//! [`Memory`]: skills put and deleted at run time, seen by the very next query.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use skillkit_parser::name;
+
+use crate::kit::Kit;
+use crate::provider::{KitProvider, ProviderError};
+use crate::skill::Skill;
+
+/// An in-memory provider: a cheap, cloneable handle (clones share the same
+/// store), safe to use from many tasks at once.
+///
+/// `ns:skill` names group into kit `ns`; a bare name `hello` goes into a kit of
+/// that name, as `hello:hello`.
+///
+/// ```
+/// use skillkit::{Memory, Skill};
+///
+/// let memory = Memory::new();
+/// memory.put(Skill::new("greet:hello", "Say hello."));
+/// memory.put(Skill::new("greet:bye", "Say goodbye."));
+/// memory.put(Skill::new("solo", "A bare name."));
+/// assert_eq!(memory.kit_names(), ["greet", "solo"]);
+/// assert!(memory.delete("greet:bye"));
+/// assert!(memory.get("solo:solo").is_some());
+/// ```
+#[derive(Clone, Default)]
+pub struct Memory {
+    kits: Arc<RwLock<BTreeMap<String, Kit>>>,
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memory")
+            .field("kits", &self.kit_names())
+            .finish()
+    }
+}
+
+/// The kit and full name of skill name `name`.
+fn place(name: &str) -> (String, String) {
+    match name::split(name) {
+        (Some(kit), bare) if !kit.is_empty() && !bare.is_empty() => {
+            (kit.to_owned(), name.to_owned())
+        }
+        (_, bare) => {
+            let bare = bare.trim_start_matches(name::SEPARATOR);
+            (bare.to_owned(), format!("{bare}{}{bare}", name::SEPARATOR))
+        }
+    }
+}
+
+impl Memory {
+    /// An empty store.
+    ///
+    /// ```
+    /// assert!(skillkit::Memory::new().kit_names().is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Memory::default()
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&BTreeMap<String, Kit>) -> T) -> T {
+        f(&self.kits.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn write<T>(&self, f: impl FnOnce(&mut BTreeMap<String, Kit>) -> T) -> T {
+        f(&mut self.kits.write().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Adds `skill`, or replaces the skill of the same full name. Returns the
+    /// full name it is stored under.
+    ///
+    /// ```
+    /// let memory = skillkit::Memory::new();
+    /// assert_eq!(memory.put(skillkit::Skill::new("hello", "Hi.")), "hello:hello");
+    /// ```
+    pub fn put(&self, skill: impl Into<Skill>) -> String {
+        let mut skill = skill.into();
+        let (kit, full) = place(&skill.name);
+        skill.name = Cow::Owned(full.clone());
+        self.write(|kits| {
+            let entry = kits.entry(kit.clone()).or_insert_with(|| Kit::new(kit));
+            let updated = std::mem::take(entry).with_skill(skill);
+            *entry = updated;
+        });
+        full
+    }
+
+    /// Removes the skill named `name` (`kit:skill`, or a bare name as given to
+    /// [`put`](Memory::put)). Returns whether it was there. A kit left with no
+    /// skills and no agents goes too.
+    ///
+    /// ```
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("a:x", "X."));
+    /// assert!(memory.delete("a:x"));
+    /// assert!(!memory.delete("a:x"));
+    /// assert!(memory.kit_names().is_empty());
+    /// ```
+    pub fn delete(&self, name: &str) -> bool {
+        let (kit, full) = place(name);
+        self.write(|kits| {
+            let Some(entry) = kits.get_mut(&kit) else {
+                return false;
+            };
+            let before = entry.skills.len();
+            entry.skills.retain(|s| s.name != full);
+            let removed = entry.skills.len() != before;
+            if entry.skills.is_empty() && entry.agent.is_none() && entry.agents.is_empty() {
+                kits.remove(&kit);
+            }
+            removed
+        })
+    }
+
+    /// Adds or replaces a whole kit. Bare skill names in it get the kit's prefix.
+    ///
+    /// ```
+    /// let memory = skillkit::Memory::new();
+    /// memory.put_kit(skillkit::Kit::new("files").with_skill(skillkit::Skill::new("read", "Read.")));
+    /// assert!(memory.get("files:read").is_some());
+    /// ```
+    pub fn put_kit(&self, mut kit: Kit) {
+        let kit_name = kit.name.to_string();
+        let mut skills = Vec::with_capacity(kit.skills.len());
+        for skill in std::mem::take(&mut kit.skills) {
+            match name::qualify(&kit_name, &skill.name) {
+                Ok(full) if full == skill.name => skills.push(skill),
+                Ok(full) => {
+                    let mut owned = (*skill).clone();
+                    owned.name = Cow::Owned(full);
+                    skills.push(Arc::new(owned));
+                }
+                Err(message) => kit
+                    .diagnostics
+                    .push(skillkit_parser::Diagnostic::warning(0, 0, message)),
+            }
+        }
+        skills.sort_by(|a, b| a.name.cmp(&b.name));
+        kit.skills = skills;
+        self.write(|kits| kits.insert(kit_name, kit));
+    }
+
+    /// Removes the kit named `name`; returns whether it was there.
+    ///
+    /// ```
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("a:x", "X."));
+    /// assert!(memory.delete_kit("a"));
+    /// ```
+    pub fn delete_kit(&self, name: &str) -> bool {
+        self.write(|kits| kits.remove(name).is_some())
+    }
+
+    /// The skill named `name`, if stored.
+    ///
+    /// ```
+    /// assert!(skillkit::Memory::new().get("a:x").is_none());
+    /// ```
+    pub fn get(&self, name: &str) -> Option<Arc<Skill>> {
+        let (kit, full) = place(name);
+        self.read(|kits| kits.get(&kit)?.skill(&full).cloned())
+    }
+
+    /// The names of the stored kits, sorted.
+    ///
+    /// ```
+    /// assert!(skillkit::Memory::new().kit_names().is_empty());
+    /// ```
+    pub fn kit_names(&self) -> Vec<String> {
+        self.read(|kits| kits.keys().cloned().collect())
+    }
+}
+
+#[async_trait::async_trait]
+impl KitProvider for Memory {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed("memory")
+    }
+
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        Ok(self.read(|kits| kits.values().cloned().collect()))
+    }
+
+    async fn get_kit(&self, name: &str) -> Result<Option<Kit>, ProviderError> {
+        Ok(self.read(|kits| kits.get(name).cloned()))
+    }
+}

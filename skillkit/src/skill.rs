@@ -1,0 +1,243 @@
+//! [`Skill`]: a markdown prompt with frontmatter, optionally backed by a [`Tool`].
+
+mod render;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use skillkit_parser::{Diagnostic, SkillDocument, name};
+
+use crate::tool::Tool;
+
+pub use render::Arguments;
+
+/// A map of frontmatter values (`metadata`, `extra`, kit metadata).
+///
+/// ```
+/// let mut metadata = skillkit::Metadata::new();
+/// metadata.insert("author".into(), "me".into());
+/// assert_eq!(metadata["author"], "me");
+/// ```
+pub type Metadata = serde_json::Map<String, serde_json::Value>;
+
+/// Who executes a skill when an agent calls it.
+///
+/// ```
+/// use skillkit::Handler;
+/// assert!(matches!(Handler::default(), Handler::Knowledge));
+/// ```
+#[derive(Clone, Default)]
+pub enum Handler {
+    /// A knowledge skill: its rendered body is handed to the model (through the
+    /// agent's `activate_skill` tool). Nothing runs.
+    #[default]
+    Knowledge,
+    /// The provider that serves the skill executes it: its
+    /// [`KitProvider::tool`](crate::KitProvider::tool). Embedded kits and the
+    /// GitHub provider's built-in skills use this.
+    Provider,
+    /// This tool executes the skill.
+    Tool(Arc<dyn Tool>),
+}
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Handler::Knowledge => f.write_str("Knowledge"),
+            Handler::Provider => f.write_str("Provider"),
+            Handler::Tool(_) => f.write_str("Tool(..)"),
+        }
+    }
+}
+
+/// A skill: knowledge for an agent (the body), optionally executed by a tool.
+///
+/// Text fields are `Cow<'static, str>`, so kits compiled into the binary serve
+/// their skills without copying any text, while skills loaded at run time own
+/// theirs.
+///
+/// ```
+/// use skillkit::Skill;
+///
+/// let skill = Skill::new("files:read", "Read a file.").with_body("Read the file at $ARGUMENTS.");
+/// assert_eq!(skill.kit(), Some("files"));
+/// assert_eq!(skill.bare_name(), "read");
+/// assert_eq!(skill.render("notes.txt", None), "Read the file at notes.txt.");
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Skill {
+    /// The fully qualified name, `<kit>:<skill>` (for example `files:read`).
+    pub name: Cow<'static, str>,
+    /// What the skill does and when to use it.
+    pub description: Cow<'static, str>,
+    /// The markdown prompt, with template tokens (see [`Skill::render`]).
+    pub body: Cow<'static, str>,
+    /// `license` (Agent Skills standard).
+    pub license: Option<Cow<'static, str>>,
+    /// `compatibility` (Agent Skills standard).
+    pub compatibility: Option<Cow<'static, str>>,
+    /// `allowed-tools` (Agent Skills standard).
+    pub allowed_tools: Vec<Cow<'static, str>>,
+    /// `metadata` (Agent Skills standard).
+    pub metadata: Metadata,
+    /// `model` (SkillKit): the model URI this skill prefers.
+    pub model: Option<Cow<'static, str>>,
+    /// `required_scope` (SkillKit): the scope a caller needs.
+    pub required_scope: Option<Cow<'static, str>>,
+    /// Every other frontmatter key (`argument-hint`, `user-invocable`, …).
+    pub extra: Metadata,
+    /// The `SKILL.md` the skill was read from, when it came from a file.
+    pub location: Option<PathBuf>,
+    /// Who executes the skill.
+    pub handler: Handler,
+}
+
+impl Skill {
+    /// A knowledge skill with a name and a description and an empty body.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("greet:hello", "Say hello.");
+    /// assert_eq!(skill.name, "greet:hello");
+    /// ```
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Skill {
+            name: name.into(),
+            description: description.into(),
+            ..Skill::default()
+        }
+    }
+
+    /// The same skill with `body` as its prompt.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_body("Hello");
+    /// assert_eq!(skill.body, "Hello");
+    /// ```
+    pub fn with_body(mut self, body: impl Into<Cow<'static, str>>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    /// The same skill, executed by `tool`.
+    ///
+    /// ```
+    /// use skillkit::{Skill, Tool, ToolExecution, ToolOutcome};
+    /// struct Echo;
+    /// #[skillkit::async_trait]
+    /// impl Tool for Echo {
+    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::ok(execution.input)
+    ///     }
+    /// }
+    /// let skill = Skill::new("util:echo", "Echo the input.").with_tool(Echo);
+    /// assert!(matches!(skill.handler, skillkit::Handler::Tool(_)));
+    /// ```
+    pub fn with_tool(mut self, tool: impl Tool + 'static) -> Self {
+        self.handler = Handler::Tool(Arc::new(tool));
+        self
+    }
+
+    /// The kit part of the full name (`files` in `files:read`).
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Skill::new("files:read", "d").kit(), Some("files"));
+    /// assert_eq!(skillkit::Skill::new("read", "d").kit(), None);
+    /// ```
+    pub fn kit(&self) -> Option<&str> {
+        name::split(&self.name).0
+    }
+
+    /// The skill part of the full name (`read` in `files:read`).
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Skill::new("files:read", "d").bare_name(), "read");
+    /// ```
+    pub fn bare_name(&self) -> &str {
+        name::split(&self.name).1
+    }
+
+    /// The directory of the skill's `SKILL.md`, when it came from a file.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("a:b", "d");
+    /// skill.location = Some("/kits/a/skills/b/SKILL.md".into());
+    /// assert_eq!(skill.dir(), Some(std::path::Path::new("/kits/a/skills/b")));
+    /// ```
+    pub fn dir(&self) -> Option<&Path> {
+        self.location.as_deref().and_then(Path::parent)
+    }
+
+    /// Whether a tool executes this skill (rather than it being knowledge only).
+    ///
+    /// ```
+    /// assert!(!skillkit::Skill::new("a:b", "d").is_executable());
+    /// ```
+    pub fn is_executable(&self) -> bool {
+        !matches!(self.handler, Handler::Knowledge)
+    }
+
+    /// Builds the skill of kit `kit` from a parsed `SKILL.md`, applying the
+    /// naming rule (`<kit>:<skill>`; a prefix naming another kit is refused).
+    ///
+    /// ```
+    /// use skillkit_parser::SkillDocument;
+    /// let doc = SkillDocument::parse("---\nname: read\ndescription: d\n---\nbody").unwrap();
+    /// let skill = skillkit::Skill::from_document("files", doc, None).unwrap();
+    /// assert_eq!(skill.name, "files:read");
+    /// ```
+    pub fn from_document(
+        kit: &str,
+        doc: SkillDocument,
+        location: Option<PathBuf>,
+    ) -> Result<Skill, Diagnostic> {
+        let name = name::qualify(kit, &doc.name).map_err(|message| {
+            let d = Diagnostic::error(2, 1, message);
+            match &location {
+                Some(path) => d.with_path(path),
+                None => d,
+            }
+        })?;
+        Ok(Skill {
+            name: name.into(),
+            description: doc.description.into(),
+            body: doc.body.into(),
+            license: doc.license.map(Cow::Owned),
+            compatibility: doc.compatibility.map(Cow::Owned),
+            allowed_tools: doc.allowed_tools.into_iter().map(Cow::Owned).collect(),
+            metadata: doc.metadata,
+            model: doc.model.map(Cow::Owned),
+            required_scope: doc.required_scope.map(Cow::Owned),
+            extra: doc.extra,
+            location,
+            handler: Handler::Knowledge,
+        })
+    }
+
+    /// The body with its template tokens substituted, as handed to a model when
+    /// the skill is activated:
+    ///
+    /// * `$ARGUMENTS`: all arguments, as given;
+    /// * `$ARGUMENTS[N]` and `$N`: argument `N` (0-based), only when it exists, so
+    ///   `$5` in prose stays `$5` when fewer than six arguments were given;
+    /// * `$SKILL_DIR` / `${SKILL_DIR}`: the skill's directory, when it has one;
+    /// * `$SESSION_ID` / `${SESSION_ID}`: the session id, when given.
+    ///
+    /// Arguments are split like a shell does (quotes group words). When the body
+    /// has no argument token and arguments were given, they are appended as
+    /// `ARGUMENTS: …`. Nothing in the body is ever executed.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_body("Copy $0 to $1; it costs $5.");
+    /// assert_eq!(skill.render("'my file' backup", None), "Copy my file to backup; it costs $5.");
+    /// let plain = skillkit::Skill::new("a:c", "d").with_body("Summarise.");
+    /// assert_eq!(plain.render("the report", None), "Summarise.\n\nARGUMENTS: the report");
+    /// ```
+    pub fn render(&self, arguments: &str, session_id: Option<&str>) -> String {
+        render::render(self, &Arguments::parse(arguments), session_id)
+    }
+}

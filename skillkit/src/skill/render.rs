@@ -1,0 +1,240 @@
+//! Template tokens in a skill body, substituted when the skill is activated.
+
+use super::Skill;
+
+/// Skill arguments: the text as given, and its words split like a shell does
+/// (single and double quotes group words; an unclosed quote runs to the end).
+///
+/// ```
+/// let args = skillkit::Arguments::parse(r#"one "two words" 'three'"#);
+/// assert_eq!(args.words(), ["one", "two words", "three"]);
+/// assert_eq!(args.raw(), r#"one "two words" 'three'"#);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Arguments {
+    raw: String,
+    words: Vec<String>,
+}
+
+impl Arguments {
+    /// Parses argument text.
+    ///
+    /// ```
+    /// assert!(skillkit::Arguments::parse("  ").is_empty());
+    /// ```
+    pub fn parse(text: &str) -> Self {
+        let raw = text.trim().to_owned();
+        let mut words = Vec::new();
+        let mut word = String::new();
+        let mut in_word = false;
+        let mut quote: Option<char> = None;
+        for c in raw.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), c) => word.push(c),
+                (None, '"' | '\'') => {
+                    quote = Some(c);
+                    in_word = true;
+                }
+                (None, c) if c.is_whitespace() => {
+                    if in_word {
+                        words.push(std::mem::take(&mut word));
+                        in_word = false;
+                    }
+                }
+                (None, c) => {
+                    word.push(c);
+                    in_word = true;
+                }
+            }
+        }
+        if in_word {
+            words.push(word);
+        }
+        Arguments { raw, words }
+    }
+
+    /// The arguments as given (trimmed).
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Arguments::parse(" a b ").raw(), "a b");
+    /// ```
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// The words.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Arguments::parse("a b").words(), ["a", "b"]);
+    /// ```
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// Whether no arguments were given.
+    ///
+    /// ```
+    /// assert!(skillkit::Arguments::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+}
+
+fn is_word_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// A template token, found at the start of the text after a `$`.
+#[derive(Clone, Copy)]
+enum Token {
+    All,
+    Index(usize),
+    SkillDir,
+    SessionId,
+}
+
+/// The token at the start of `rest` (the text after a `$`), with its length.
+fn token(rest: &str) -> Option<(Token, usize)> {
+    let bytes = rest.as_bytes();
+    let word = |name: &str| {
+        rest.starts_with(name) && !bytes.get(name.len()).copied().is_some_and(is_word_char)
+    };
+    if let Some(after) = rest.strip_prefix("ARGUMENTS[") {
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after.as_bytes().get(digits) == Some(&b']') {
+            let index = after[..digits].parse().ok()?;
+            return Some((Token::Index(index), "ARGUMENTS[".len() + digits + 1));
+        }
+    }
+    if word("ARGUMENTS") {
+        return Some((Token::All, "ARGUMENTS".len()));
+    }
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0 {
+        let index = rest[..digits].parse().ok()?;
+        return Some((Token::Index(index), digits));
+    }
+    for (name, token) in [
+        ("SKILL_DIR", Token::SkillDir),
+        ("SESSION_ID", Token::SessionId),
+    ] {
+        if word(name) {
+            return Some((token, name.len()));
+        }
+        if rest
+            .strip_prefix('{')
+            .and_then(|r| r.strip_prefix(name))
+            .is_some_and(|r| r.starts_with('}'))
+        {
+            return Some((token, name.len() + 2));
+        }
+    }
+    None
+}
+
+pub(super) fn render(skill: &Skill, arguments: &Arguments, session_id: Option<&str>) -> String {
+    let body = skill.body.as_ref();
+    let dir = skill.dir().map(|d| d.display().to_string());
+    let mut out = String::with_capacity(body.len() + arguments.raw().len());
+    let mut used_arguments = false;
+    let mut rest = body;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let replacement = token(after).and_then(|(token, len)| {
+            let text = match token {
+                Token::All => {
+                    used_arguments = true;
+                    Some(arguments.raw())
+                }
+                Token::Index(i) => arguments.words().get(i).map(|w| {
+                    used_arguments = true;
+                    w.as_str()
+                }),
+                Token::SkillDir => dir.as_deref(),
+                Token::SessionId => session_id,
+            };
+            text.map(|t| (t, len))
+        });
+        match replacement {
+            Some((text, len)) => {
+                out.push_str(text);
+                rest = &after[len..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    if !used_arguments && !arguments.is_empty() {
+        if !out.is_empty() {
+            out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });
+        }
+        out.push_str("ARGUMENTS: ");
+        out.push_str(arguments.raw());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Skill;
+
+    fn render(body: &'static str, args: &str) -> String {
+        Skill::new("k:s", "d")
+            .with_body(body)
+            .render(args, Some("sess-1"))
+    }
+
+    #[test]
+    fn dollar_five_in_prose_survives_with_fewer_arguments() {
+        assert_eq!(render("It costs $5 for $0.", "a b c"), "It costs $5 for a.");
+        assert_eq!(render("It costs $5.", ""), "It costs $5.");
+    }
+
+    #[test]
+    fn indexed_arguments_exist_only_when_given() {
+        assert_eq!(
+            render("$ARGUMENTS[1]/$ARGUMENTS[2]", "x y"),
+            "y/$ARGUMENTS[2]"
+        );
+        assert_eq!(render("$10", "0 1 2 3 4 5 6 7 8 9 ten"), "ten");
+    }
+
+    #[test]
+    fn all_arguments_and_word_boundaries() {
+        assert_eq!(render("Do: $ARGUMENTS.", "a  b"), "Do: a  b.");
+        assert_eq!(render("$ARGUMENTSX", ""), "$ARGUMENTSX");
+    }
+
+    #[test]
+    fn session_and_dir() {
+        assert_eq!(render("${SESSION_ID} $SESSION_ID", ""), "sess-1 sess-1");
+        let mut skill = Skill::new("k:s", "d").with_body("$SKILL_DIR/${SKILL_DIR}/x");
+        assert_eq!(skill.render("", None), "$SKILL_DIR/${SKILL_DIR}/x");
+        skill.location = Some("/k/s/SKILL.md".into());
+        assert_eq!(skill.render("", None), "/k/s//k/s/x");
+    }
+
+    #[test]
+    fn arguments_are_appended_when_no_token_used() {
+        assert_eq!(render("Body\n", "go"), "Body\n\nARGUMENTS: go");
+        assert_eq!(render("", "go"), "ARGUMENTS: go");
+        assert_eq!(render("Price $5", "go"), "Price $5\n\nARGUMENTS: go");
+    }
+
+    #[test]
+    fn shell_commands_are_left_alone() {
+        assert_eq!(render("!`rm -rf /` $(whoami)", ""), "!`rm -rf /` $(whoami)");
+    }
+
+    #[test]
+    fn trailing_dollar_and_unicode() {
+        assert_eq!(render("é$", ""), "é$");
+        assert_eq!(render("$é $0", "ü"), "$é ü");
+    }
+}
