@@ -1,4 +1,108 @@
 //! The `#[derive(Kit)]` macro of SkillKit. Use it through `skillkit::Kit`.
 //!
-//! The derive arrives with the compile-time kits work; this crate already exists
-//! so the workspace layout is the final one.
+//! The derive is a pipeline, as in `thiserror`: `ast` reads the input,
+//! `attr` its `#[kit(...)]` attribute, `valid` checks them and loads the kit
+//! with the shared parser (`load`), `expand` generates the code (with the
+//! static data of `data`), and `fallback` keeps a failed derive to its own
+//! errors. `ctxt` collects every error so all are reported in one pass.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod ast;
+mod attr;
+mod ctxt;
+mod data;
+mod expand;
+mod fallback;
+mod load;
+mod valid;
+
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+/// Compiles a kit into the binary: every `SKILL.md`, `AGENT.md` and
+/// `agents/*.md` of a directory is parsed at build time and embedded as
+/// `static` data; the struct becomes a `KitProvider` and a `Tool`.
+///
+/// ```
+/// use skillkit::{Kit, KitProvider, ToolExecution, ToolOutcome};
+///
+/// #[derive(Kit)]
+/// #[kit(path = "kits/greet", name = "greet")]
+/// struct Greetings;
+///
+/// impl skillkit::EmbeddedKit for Greetings {
+///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+///         ToolOutcome::ok(format!("Hello, {}!", execution.arguments()))
+///     }
+/// }
+///
+/// let kit = Greetings::embedded_kit();
+/// assert_eq!(kit.skills[0].name, "greet:hello");
+/// assert_eq!(kit.agents[0].name, "greet:formal");
+/// assert_eq!(Greetings.agent_definition().unwrap().name, "greet");
+/// ```
+///
+/// # Attributes
+///
+/// `#[kit(...)]` takes:
+///
+/// * `path = "…"` (required): the kit directory, relative to the folder of
+///   `Cargo.toml` (`CARGO_MANIFEST_DIR`). Both layouts of a kit work: a folder
+///   with `AGENT.md`, `skills/<skill>/SKILL.md` and `agents/<agent>.md`, and a
+///   folder that directly holds skill folders (`<path>/<skill>/SKILL.md`), so
+///   `#[derive(Kit)] #[kit(path = "skills")]` works as written.
+/// * `name = "…"`: the kit name, the `<kit>` of `<kit>:<skill>`. By default the
+///   struct name in snake_case (`FilesKit` is `files_kit`).
+/// * `crate = "…"`: the path of `skillkit`, for a crate that re-exports it
+///   (`crate = "my_crate::skillkit"`). Generated code names `::skillkit` by
+///   default.
+///
+/// # What is generated
+///
+/// * `embedded_kit() -> &'static Kit`: the kit, built once from the static
+///   data; its skills are executed by the struct itself
+///   (`Handler::Provider`), its sub-agents are named `<kit>:<agent>`.
+/// * `agent_definition(&self)`: the parsed root `AGENT.md`, if any.
+/// * `impl KitProvider` and `impl Tool`, which call the methods of
+///   `skillkit::EmbeddedKit`. You implement that trait: `execute` is required
+///   (forgetting it is one compile error saying what to write), every other
+///   method (`list_kits`, `get_kit`, `load_kits`, `name`, `tool`,
+///   `definition`, `resume`, `agent_definition`) has the generated behaviour as
+///   default and can be overridden; an override reaches the embedded kit
+///   through `Self::embedded_kit()`.
+///
+/// # Rebuilds
+///
+/// The macro emits one `include_bytes!` per file, so editing any file of the kit
+/// rebuilds the crate. A NEW file is only seen if Cargo watches the directory:
+/// add a build script with `skillkit-parser` as a build-dependency:
+///
+/// ```toml
+/// [build-dependencies]
+/// skillkit-parser = "0.1"
+/// ```
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     skillkit_parser::build::track("kits/files");
+/// }
+/// ```
+///
+/// # Errors
+///
+/// Every problem is a compile error, all reported in one pass, pointed at the
+/// `path = "…"` literal (or at the offending attribute) and naming the file,
+/// line and column: a missing or unknown `path`, a directory that is not a kit,
+/// a `SKILL.md` without `name` or `description`, bad YAML, frontmatter that is
+/// not a map, a name prefix naming another kit, duplicate skill or agent names,
+/// an unknown `#[kit(...)]` key, and a derive on something other than a
+/// struct. Problems that do not stop a file from loading (such as a name that
+/// breaks the Agent Skills charset) are kept in the kit's `diagnostics`, as the
+/// `Local` provider does.
+#[proc_macro_derive(Kit, attributes(kit))]
+pub fn derive_kit(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}

@@ -31,6 +31,7 @@
 
 pub mod agent;
 pub mod catalog;
+pub mod embed;
 pub mod kit;
 pub mod provider;
 pub mod providers;
@@ -39,10 +40,13 @@ pub mod tool;
 
 pub use agent::AgentDefinition;
 pub use catalog::{Catalog, CatalogBuilder, SkillSummary, SkillTool, Snapshot};
+pub use embed::EmbeddedKit;
 pub use kit::Kit;
 pub use provider::{KitProvider, ProviderError};
 pub use providers::{Local, Memory};
 pub use skill::{Arguments, Handler, Metadata, Skill};
+/// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
+pub use skillkit_macros::Kit;
 pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
 
 /// The parser shared with `#[derive(Kit)]`: diagnostics, documents, layout,
@@ -53,3 +57,6 @@ pub use skillkit_parser::{Diagnostic, Severity};
 /// Re-exported so implementing [`KitProvider`] and [`Tool`] needs no extra
 /// dependency: write `#[skillkit::async_trait]` on the impl.
 pub use async_trait::async_trait;
+
+#[doc(hidden)]
+pub use embed::__private;

@@ -243,11 +243,17 @@ pub trait Tool: Send + Sync {
     /// state and the decision. By default tools do not pause, so this is an error.
     async fn resume(&self, execution: ToolExecution, state: Value, decision: Value) -> ToolOutcome {
         let _ = (state, decision);
-        ToolOutcome::error(format!(
-            "the tool of `{}` cannot resume a pending call; it does not implement `resume`",
-            execution.skill.name
-        ))
+        cannot_resume(&execution.skill)
     }
+}
+
+/// The outcome of resuming a call of `skill` whose tool does not implement
+/// `resume` (the default of [`Tool::resume`] and of embedded kits).
+pub(crate) fn cannot_resume(skill: &Skill) -> ToolOutcome {
+    ToolOutcome::error(format!(
+        "the tool of `{}` cannot resume a pending call; it does not implement `resume`",
+        skill.name
+    ))
 }
 
 /// Runs `tool` on `execution`, turning a panic into an error outcome, so a

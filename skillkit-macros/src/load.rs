@@ -1,0 +1,272 @@
+//! Reading a kit at build time, with THE shared parser and kit-layout rules
+//! (`skillkit_parser`), so an embedded kit loads exactly as `Local` loads it,
+//! except that every problem is an error rather than a skipped file.
+
+use std::path::{Path, PathBuf};
+
+use skillkit_parser::{AgentDocument, Diagnostic, KitLayout, SkillDocument, frontmatter, name};
+
+/// A kit read and parsed at build time. Paths in it and in its diagnostics are
+/// relative to `CARGO_MANIFEST_DIR`, as the user wrote them.
+pub(crate) struct LoadedKit {
+    /// The kit name.
+    pub(crate) name: String,
+    /// The kit directory as written in `path = "…"`.
+    pub(crate) source: String,
+    /// Every file of the kit (absolute), for `include_bytes!`.
+    pub(crate) files: Vec<PathBuf>,
+    /// The skills, sorted by full name.
+    pub(crate) skills: Vec<LoadedSkill>,
+    /// The root agent (`AGENT.md`).
+    pub(crate) agent: Option<AgentDocument>,
+    /// The sub-agents, named `<kit>:<agent>`, sorted by name.
+    pub(crate) agents: Vec<AgentDocument>,
+    /// Problems that did not stop a file from loading.
+    pub(crate) warnings: Vec<Diagnostic>,
+}
+
+/// One parsed `SKILL.md`.
+pub(crate) struct LoadedSkill {
+    /// `<kit>:<skill>`.
+    pub(crate) name: String,
+    pub(crate) doc: SkillDocument,
+}
+
+/// A file's parsed document with where it came from, for duplicate reports.
+struct Parsed<T> {
+    name: String,
+    path: PathBuf,
+    name_line: usize,
+    doc: T,
+}
+
+/// Reads the kit at `source` (relative to `manifest_dir`) as kit `kit`. On
+/// failure, every problem found, each naming the file, line and column.
+pub(crate) fn load(
+    manifest_dir: &Path,
+    source: &str,
+    kit: &str,
+) -> Result<LoadedKit, Vec<Diagnostic>> {
+    let root = manifest_dir.join(source);
+    let fail = |message: String| vec![Diagnostic::error(0, 0, message)];
+    if !root.exists() {
+        return Err(fail(format!(
+            "kit directory `{source}` not found: `path` is relative to the folder of Cargo.toml"
+        )));
+    }
+    if !root.is_dir() {
+        return Err(fail(format!(
+            "`{source}` is a file, not a kit directory: point `path` at the folder that holds the skills"
+        )));
+    }
+    let layout = KitLayout::scan(&root)
+        .map_err(|e| fail(format!("cannot read kit directory `{source}`: {e}")))?;
+    if layout.is_empty() {
+        return Err(fail(format!(
+            "`{source}` is not a kit: it holds no SKILL.md, AGENT.md or agents/*.md; put each skill in \
+             `{source}/<skill>/SKILL.md` or `{source}/skills/<skill>/SKILL.md`"
+        )));
+    }
+    let relative = |path: &Path| {
+        path.strip_prefix(manifest_dir)
+            .unwrap_or(path)
+            .to_path_buf()
+    };
+    let mut errors = Vec::new();
+    let mut warnings: Vec<Diagnostic> = layout
+        .diagnostics
+        .iter()
+        .map(|d| with_relative_path(d.clone(), &relative))
+        .collect();
+
+    let mut skills = Vec::new();
+    for path in &layout.skills {
+        let shown = relative(path);
+        let parsed = read(path, &shown).and_then(|bytes| {
+            let doc = SkillDocument::parse_file(&shown, &bytes)?;
+            let name_line = name_line(&bytes);
+            let name = name::qualify(kit, &doc.name)
+                .map_err(|m| Diagnostic::error(name_line, 1, m).with_path(&shown))?;
+            Ok(Parsed {
+                name,
+                path: shown,
+                name_line,
+                doc,
+            })
+        });
+        match parsed {
+            Ok(skill) => {
+                warnings.extend(skill.doc.warnings.iter().cloned());
+                skills.push(skill);
+            }
+            Err(diagnostic) => errors.push(diagnostic),
+        }
+    }
+
+    let agent = layout.agent.as_ref().and_then(|path| {
+        let shown = relative(path);
+        match read(path, &shown).and_then(|bytes| AgentDocument::parse_file(&shown, kit, &bytes)) {
+            Ok(doc) => Some(doc),
+            Err(diagnostic) => {
+                errors.push(diagnostic);
+                None
+            }
+        }
+    });
+
+    let mut agents = Vec::new();
+    for path in &layout.agents {
+        let shown = relative(path);
+        let parsed = read(path, &shown).and_then(|bytes| {
+            let mut doc = AgentDocument::parse_file(&shown, kit, &bytes)?;
+            let name_line = name_line(&bytes);
+            doc.name = name::qualify(kit, &doc.name)
+                .map_err(|m| Diagnostic::error(name_line, 1, m).with_path(&shown))?;
+            Ok(Parsed {
+                name: doc.name.clone(),
+                path: shown,
+                name_line,
+                doc,
+            })
+        });
+        match parsed {
+            Ok(agent) => agents.push(agent),
+            Err(diagnostic) => errors.push(diagnostic),
+        }
+    }
+
+    let skills = unique(skills, "skill", &mut errors);
+    let agents = unique(agents, "agent", &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    warnings.extend(agent.iter().flat_map(|a| a.warnings.iter().cloned()));
+    warnings.extend(agents.iter().flat_map(|a| a.doc.warnings.iter().cloned()));
+    Ok(LoadedKit {
+        name: kit.to_owned(),
+        source: source.to_owned(),
+        files: layout.files().map(Path::to_path_buf).collect(),
+        skills: skills
+            .into_iter()
+            .map(|s| LoadedSkill {
+                name: s.name,
+                doc: s.doc,
+            })
+            .collect(),
+        agent,
+        agents: agents.into_iter().map(|a| a.doc).collect(),
+        warnings,
+    })
+}
+
+fn read(path: &Path, shown: &Path) -> Result<Vec<u8>, Diagnostic> {
+    skillkit_parser::read_file(path).map_err(|d| d.with_path(shown))
+}
+
+fn with_relative_path(mut d: Diagnostic, relative: &impl Fn(&Path) -> PathBuf) -> Diagnostic {
+    d.path = d.path.as_deref().map(relative);
+    d
+}
+
+/// The file line of the frontmatter's `name` key (1 when it has none).
+fn name_line(bytes: &[u8]) -> usize {
+    frontmatter::decode(bytes)
+        .and_then(frontmatter::split)
+        .map_or(1, |split| {
+            frontmatter::key_line(split.yaml, split.yaml_line, "name", 1)
+        })
+}
+
+/// The documents sorted by name; every file whose name an earlier file (by
+/// path) already has is an error naming both.
+fn unique<T>(
+    mut parsed: Vec<Parsed<T>>,
+    what: &str,
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<Parsed<T>> {
+    parsed.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    let mut kept: Vec<Parsed<T>> = Vec::with_capacity(parsed.len());
+    for item in parsed {
+        match kept.last() {
+            Some(first) if first.name == item.name => errors.push(
+                Diagnostic::error(
+                    item.name_line,
+                    1,
+                    format!(
+                        "duplicate {what} name `{}`: `{}` has the same name; rename one of them",
+                        item.name,
+                        first.path.display()
+                    ),
+                )
+                .with_path(&item.path),
+            ),
+            _ => kept.push(item),
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn every_broken_file_is_reported_with_a_relative_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "kit/skills/a/SKILL.md", "---\ndescription: d\n---\n");
+        write(root, "kit/skills/b/SKILL.md", "---\nname: b\n---\n");
+        write(
+            root,
+            "kit/skills/c/SKILL.md",
+            "---\nname: c\ndescription: d\n---\n",
+        );
+        let errors = load(root, "kit", "k").err().unwrap();
+        let shown: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(shown[0].starts_with("kit/skills/a/SKILL.md:1:1: missing required field `name`"));
+        assert!(
+            shown[1].starts_with("kit/skills/b/SKILL.md:1:1: missing required field `description`")
+        );
+    }
+
+    #[test]
+    fn duplicates_name_both_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "kit/a/SKILL.md",
+            "---\ndescription: d\nname: same\n---\n",
+        );
+        write(
+            root,
+            "kit/b/SKILL.md",
+            "---\nname: k:same\ndescription: d\n---\n",
+        );
+        let errors = load(root, "kit", "k").err().unwrap();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0].to_string(),
+            "kit/b/SKILL.md:2:1: duplicate skill name `k:same`: `kit/a/SKILL.md` has the same name; rename one of them"
+        );
+    }
+
+    #[test]
+    fn sub_agents_are_qualified_and_the_root_agent_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "kit/AGENT.md", "---\ndescription: d\n---\nRoot.");
+        write(root, "kit/agents/sum.md", "---\ndescription: d\n---\nSum.");
+        let kit = load(root, "kit", "k").ok().unwrap();
+        assert_eq!(kit.agent.unwrap().name, "k");
+        assert_eq!(kit.agents[0].name, "k:sum");
+        assert!(kit.skills.is_empty());
+    }
+}

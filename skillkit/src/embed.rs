@@ -1,0 +1,387 @@
+//! Compile-time kits: `#[derive(Kit)]` embeds a kit's files in the binary, and
+//! [`EmbeddedKit`] completes it with the code that executes its skills.
+//!
+//! The derive reads and parses every `SKILL.md`, `AGENT.md` and `agents/*.md`
+//! of the kit directory at build time (with the same parser as the runtime
+//! providers) and embeds them as `static` data. At run time there is no file
+//! access and no YAML parsing: the [`Kit`] is built once from the static data,
+//! and every [`list_kits`](crate::KitProvider::list_kits) hands out a clone whose
+//! skills are shared `Arc`s with borrowed text.
+//!
+//! The struct becomes a [`KitProvider`](crate::KitProvider) (register it in a
+//! [`Catalog`](crate::Catalog)) and a [`Tool`] that executes its skills: each
+//! embedded skill has [`Handler::Provider`], and the provider's tool is the
+//! struct itself.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use skillkit::{Catalog, Kit, ToolExecution, ToolOutcome};
+//!
+//! #[derive(Kit)]
+//! #[kit(path = "kits/greet")] // relative to Cargo.toml; the kit is named `greet`
+//! struct Greet;
+//!
+//! impl skillkit::EmbeddedKit for Greet {
+//!     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+//!         ToolOutcome::ok(format!("Hello, {}!", execution.arguments()))
+//!     }
+//! }
+//!
+//! let catalog = Catalog::builder().provider(Greet).build();
+//! let hello = catalog.snapshot().await.tool("greet:hello").unwrap();
+//! let call = ToolExecution::new(hello.skill, serde_json::json!({"arguments": "Ada"}));
+//! assert_eq!(hello.tool.execute(call).await, ToolOutcome::ok("Hello, Ada!"));
+//! # });
+//! ```
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::agent::AgentDefinition;
+use crate::kit::Kit;
+use crate::provider::ProviderError;
+use crate::skill::Skill;
+use crate::tool::{Tool, ToolDefinition, ToolExecution, ToolOutcome};
+
+/// The kit data `#[derive(Kit)]` compiled in. The derive implements it; do not
+/// implement it by hand.
+///
+/// ```
+/// use skillkit::embed::Embedded;
+///
+/// #[derive(skillkit::Kit)]
+/// #[kit(path = "kits/greet")]
+/// struct Greet;
+/// # impl skillkit::EmbeddedKit for Greet {
+/// #     async fn execute(&self, _: skillkit::ToolExecution) -> skillkit::ToolOutcome { skillkit::ToolOutcome::ok("hi") }
+/// # }
+///
+/// let kit: &'static skillkit::Kit = <Greet as Embedded>::embedded_kit();
+/// assert_eq!(kit.skills[0].name, "greet:hello");
+/// ```
+pub trait Embedded {
+    /// The kit compiled into the binary, built once on first use.
+    fn embedded_kit() -> &'static Kit;
+}
+
+/// Completes a `#[derive(Kit)]` struct: [`execute`](EmbeddedKit::execute) runs
+/// its skills; every other method has the derive's behaviour as default and can
+/// be overridden.
+///
+/// The generated [`KitProvider`](crate::KitProvider) and [`Tool`] impls call
+/// these methods, so an override changes what a [`Catalog`](crate::Catalog)
+/// sees. An override can still use the generated behaviour through
+/// `Self::embedded_kit()`, the kit compiled in. Implement the trait by path
+/// (`impl skillkit::EmbeddedKit for …`) and call the methods through
+/// `KitProvider` and `Tool`: importing both this trait and those makes calls
+/// such as `list_kits()` ambiguous.
+///
+/// Write methods as `async fn`; their futures must be `Send`.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use skillkit::{Kit, KitProvider, ProviderError, Skill, ToolExecution, ToolOutcome};
+///
+/// #[derive(Kit)]
+/// #[kit(path = "kits/greet")]
+/// struct Greet {
+///     languages: Vec<&'static str>,
+/// }
+///
+/// impl skillkit::EmbeddedKit for Greet {
+///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+///         match execution.skill.bare_name() {
+///             "hello" => ToolOutcome::ok(format!("Hello, {}!", execution.arguments())),
+///             language => ToolOutcome::ok(format!("Hello in {language}, {}!", execution.arguments())),
+///         }
+///     }
+///
+///     // The embedded skills, plus one skill per language configured at run time.
+///     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+///         let mut kit = Self::embedded_kit().clone();
+///         for language in &self.languages {
+///             let mut skill = Skill::new(format!("greet:{language}"), format!("Greet in {language}."));
+///             skill.handler = skillkit::Handler::Provider;
+///             kit = kit.with_skill(skill);
+///         }
+///         Ok(vec![kit])
+///     }
+/// }
+///
+/// let greet = Greet { languages: vec!["french"] };
+/// let kit = greet.get_kit("greet").await.unwrap().unwrap();
+/// let names: Vec<_> = kit.skills.iter().map(|s| s.name.as_ref()).collect();
+/// assert_eq!(names, ["greet:french", "greet:hello"]);
+/// # });
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` derives `Kit` but has no `execute`: implement `skillkit::EmbeddedKit` for it",
+    label = "`{Self}` needs an `execute` method to run its skills",
+    note = "add the code that executes the kit's skills:\n\n    impl skillkit::EmbeddedKit for {Self} {{\n        async fn execute(&self, execution: skillkit::ToolExecution) -> skillkit::ToolOutcome {{\n            // `execution.skill` is the skill called, `execution.input` its JSON input\n            skillkit::ToolOutcome::ok(execution.arguments())\n        }}\n    }}\n"
+)]
+pub trait EmbeddedKit: Embedded + Send + Sync + 'static {
+    /// Executes one call of one of the kit's skills. `execution.skill` is the
+    /// full skill called, so one kit can tell its skills apart.
+    fn execute(&self, execution: ToolExecution) -> impl Future<Output = ToolOutcome> + Send;
+
+    /// Continues a call that returned [`ToolOutcome::Pending`]. By default kits
+    /// do not pause, so this is an error outcome.
+    fn resume(
+        &self,
+        execution: ToolExecution,
+        state: Value,
+        decision: Value,
+    ) -> impl Future<Output = ToolOutcome> + Send {
+        let _ = (state, decision);
+        async move { crate::tool::cannot_resume(&execution.skill) }
+    }
+
+    /// What the model is told about `skill`; by default
+    /// [`ToolDefinition::for_skill`].
+    fn definition(&self, skill: &Skill) -> ToolDefinition {
+        ToolDefinition::for_skill(skill)
+    }
+
+    /// The provider's name in logs: `embedded:<kit>` by default.
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Owned(format!("embedded:{}", Self::embedded_kit().name))
+    }
+
+    /// The kits served: by default the embedded kit alone. The clone copies no
+    /// text: skills are shared `Arc`s and their text is `static`.
+    fn list_kits(&self) -> impl Future<Output = Result<Vec<Kit>, ProviderError>> + Send {
+        async { Ok(vec![Self::embedded_kit().clone()]) }
+    }
+
+    /// The kit named `name`; by default searched in
+    /// [`list_kits`](EmbeddedKit::list_kits), so it follows an override of it.
+    fn get_kit(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<Kit>, ProviderError>> + Send {
+        async move {
+            Ok(self
+                .list_kits()
+                .await?
+                .into_iter()
+                .find(|kit| kit.name == name))
+        }
+    }
+
+    /// The legacy name of [`list_kits`](EmbeddedKit::list_kits); by default it
+    /// calls it.
+    #[deprecated(note = "override `list_kits`; `load_kits` is kept only for older providers")]
+    fn load_kits(&self) -> impl Future<Output = Result<Vec<Kit>, ProviderError>> + Send {
+        self.list_kits()
+    }
+
+    /// The tool executing the skills whose handler is
+    /// [`Handler::Provider`](crate::Handler::Provider): by default the kit itself.
+    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>>
+    where
+        Self: Tool + Sized,
+    {
+        Some(self)
+    }
+
+    /// The kit's root agent: by default the parsed `AGENT.md`, `None` when the
+    /// kit has none. Sub-agents (`agents/*.md`) are in the kit, named
+    /// `<kit>:<agent>`.
+    fn agent_definition(&self) -> Option<&AgentDefinition> {
+        Self::embedded_kit().agent.as_deref()
+    }
+}
+
+/// What the code generated by `#[derive(Kit)]` names. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    use std::borrow::Cow;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use serde_json::Number;
+    use skillkit_parser::Diagnostic;
+
+    use crate::agent::AgentDefinition;
+    use crate::kit::Kit;
+    use crate::skill::{Handler, Metadata, Skill};
+
+    pub use serde_json::Value;
+    pub use std::sync::LazyLock;
+
+    /// A frontmatter value, as static data.
+    #[derive(Debug)]
+    pub enum Json {
+        Null,
+        Bool(bool),
+        I64(i64),
+        U64(u64),
+        F64(f64),
+        Str(&'static str),
+        Array(&'static [Json]),
+        Object(&'static [(&'static str, Json)]),
+    }
+
+    impl Json {
+        fn value(&self) -> Value {
+            match self {
+                Json::Null => Value::Null,
+                Json::Bool(b) => Value::Bool(*b),
+                Json::I64(n) => Value::from(*n),
+                Json::U64(n) => Value::from(*n),
+                Json::F64(n) => Number::from_f64(*n).map_or(Value::Null, Value::Number),
+                Json::Str(s) => Value::from(*s),
+                Json::Array(items) => Value::Array(items.iter().map(Json::value).collect()),
+                Json::Object(entries) => Value::Object(map(entries)),
+            }
+        }
+    }
+
+    fn map(entries: &[(&str, Json)]) -> Metadata {
+        entries
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), value.value()))
+            .collect()
+    }
+
+    fn text(s: Option<&'static str>) -> Option<Cow<'static, str>> {
+        s.map(Cow::Borrowed)
+    }
+
+    fn texts(items: &'static [&'static str]) -> Vec<Cow<'static, str>> {
+        items.iter().copied().map(Cow::Borrowed).collect()
+    }
+
+    /// A parsed `SKILL.md`, its name already `<kit>:<skill>`.
+    #[derive(Debug)]
+    pub struct SkillData {
+        pub name: &'static str,
+        pub description: &'static str,
+        pub body: &'static str,
+        pub license: Option<&'static str>,
+        pub compatibility: Option<&'static str>,
+        pub allowed_tools: &'static [&'static str],
+        pub metadata: &'static [(&'static str, Json)],
+        pub model: Option<&'static str>,
+        pub required_scope: Option<&'static str>,
+        pub extra: &'static [(&'static str, Json)],
+    }
+
+    /// A parsed agent file.
+    #[derive(Debug)]
+    pub struct AgentData {
+        pub name: &'static str,
+        pub description: &'static str,
+        pub model: Option<&'static str>,
+        pub system_prompt: &'static str,
+        pub tools: &'static [&'static str],
+        pub max_turns: Option<u32>,
+        pub max_agent_depth: Option<u32>,
+        pub metadata: &'static [(&'static str, Json)],
+        pub extra: &'static [(&'static str, Json)],
+    }
+
+    /// A warning met while parsing (the file still loaded).
+    #[derive(Debug)]
+    pub struct WarningData {
+        pub path: &'static str,
+        pub line: usize,
+        pub column: usize,
+        pub message: &'static str,
+    }
+
+    /// A whole kit; skills and sub-agents sorted by name.
+    #[derive(Debug)]
+    pub struct KitData {
+        pub name: &'static str,
+        pub path: &'static str,
+        pub skills: &'static [SkillData],
+        pub agent: Option<AgentData>,
+        pub agents: &'static [AgentData],
+        pub warnings: &'static [WarningData],
+    }
+
+    impl SkillData {
+        fn skill(&'static self) -> Skill {
+            Skill {
+                name: Cow::Borrowed(self.name),
+                description: Cow::Borrowed(self.description),
+                body: Cow::Borrowed(self.body),
+                license: text(self.license),
+                compatibility: text(self.compatibility),
+                allowed_tools: texts(self.allowed_tools),
+                metadata: map(self.metadata),
+                model: text(self.model),
+                required_scope: text(self.required_scope),
+                extra: map(self.extra),
+                location: None,
+                handler: Handler::Provider,
+            }
+        }
+    }
+
+    impl AgentData {
+        fn agent(&'static self) -> AgentDefinition {
+            AgentDefinition {
+                name: Cow::Borrowed(self.name),
+                description: Cow::Borrowed(self.description),
+                model: text(self.model),
+                system_prompt: Cow::Borrowed(self.system_prompt),
+                tools: texts(self.tools),
+                max_turns: self.max_turns,
+                max_agent_depth: self.max_agent_depth,
+                metadata: map(self.metadata),
+                extra: map(self.extra),
+                location: None,
+            }
+        }
+    }
+
+    /// Builds the kit from its static data (once, behind a `LazyLock`).
+    pub fn build_kit(data: &'static KitData) -> Kit {
+        let mut metadata = Metadata::new();
+        metadata.insert("provider".into(), "embedded".into());
+        metadata.insert("path".into(), data.path.into());
+        Kit {
+            name: Cow::Borrowed(data.name),
+            skills: data.skills.iter().map(|s| Arc::new(s.skill())).collect(),
+            agent: data.agent.as_ref().map(|a| Arc::new(a.agent())),
+            agents: data.agents.iter().map(|a| Arc::new(a.agent())).collect(),
+            metadata,
+            diagnostics: data
+                .warnings
+                .iter()
+                .map(|w| {
+                    Diagnostic::warning(w.line, w.column, w.message)
+                        .with_path(PathBuf::from(w.path))
+                })
+                .collect(),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn json_becomes_the_same_values() {
+            static OBJECT: Json = Json::Object(&[
+                ("n", Json::I64(-3)),
+                ("u", Json::U64(u64::MAX)),
+                ("f", Json::F64(1.5)),
+                (
+                    "list",
+                    Json::Array(&[Json::Bool(true), Json::Null, Json::Str("x")]),
+                ),
+            ]);
+            assert_eq!(
+                OBJECT.value(),
+                serde_json::json!({"n": -3, "u": u64::MAX, "f": 1.5, "list": [true, null, "x"]})
+            );
+        }
+    }
+}
