@@ -44,19 +44,41 @@ pub(crate) fn derive(node: &DeriveInput) -> TokenStream {
 
 /// The impls of a kit whose `Embedded::embedded_kit` body is `kit_body`.
 ///
-/// The `KitProvider` and `Tool` impls (and `agent_definition`) hold only when
-/// the user implemented `EmbeddedKit`. The bound is written `for<'__skillkit>`
-/// so that it is checked where the impls are used, not here: a missing
-/// `EmbeddedKit` impl is reported once, by [`assert_completed`], instead of once
-/// per generated method.
+/// The `KitProvider` and `Tool` impls (and `agent_definition`) call the user's
+/// `EmbeddedKit` impl. For a plain struct they hold whether or not that impl
+/// exists: the call goes through `__private::Probe`, which finds the user's impl
+/// by autoref, so a missing impl is reported once, by [`assert_completed`],
+/// and not again where the kit is used. A generic struct cannot be probed
+/// (its type is not concrete here), so its impls are bounded by
+/// `Self: EmbeddedKit` instead.
 pub(crate) fn impls(input: &Input, kit_body: &TokenStream) -> TokenStream {
     let krate = input.krate();
+    let p = quote!(#krate::__private);
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let generic = !input.generics.params.is_empty();
     let mut completed: WhereClause = where_clause.cloned().unwrap_or_else(|| parse_quote!(where));
-    completed
-        .predicates
-        .push(parse_quote!(for<'__skillkit> Self: #krate::EmbeddedKit));
+    if generic {
+        completed
+            .predicates
+            .push(parse_quote!(Self: #krate::EmbeddedKit));
+    }
+    // What a generated method calls: `#via name(self, …)`.
+    let via = if generic {
+        quote!(<Self as #krate::EmbeddedKit>::)
+    } else {
+        quote!(Self::__skillkit_dispatch().)
+    };
+    let dispatch = (!generic).then(|| {
+        quote! {
+            #[doc(hidden)]
+            fn __skillkit_dispatch() -> &'static dyn #p::Dispatch<Self> {
+                #[allow(unused_imports)]
+                use #p::{Completed as _, NotCompleted as _};
+                (&&#p::Probe::<Self>::NEW).dispatch()
+            }
+        }
+    });
     let kit_name = input.kit_name();
     let kit_doc = format!("The kit `{kit_name}` compiled in by `#[derive(Kit)]`.");
     quote! {
@@ -66,6 +88,8 @@ pub(crate) fn impls(input: &Input, kit_body: &TokenStream) -> TokenStream {
             pub fn embedded_kit() -> &'static #krate::Kit {
                 <Self as #krate::embed::Embedded>::embedded_kit()
             }
+
+            #dispatch
         }
 
         #[allow(dead_code)]
@@ -73,7 +97,7 @@ pub(crate) fn impls(input: &Input, kit_body: &TokenStream) -> TokenStream {
             /// The kit's root agent, parsed from `AGENT.md` (see
             /// `EmbeddedKit::agent_definition`).
             pub fn agent_definition(&self) -> ::core::option::Option<&#krate::AgentDefinition> {
-                <Self as #krate::EmbeddedKit>::agent_definition(self)
+                #via agent_definition(self)
             }
         }
 
@@ -86,53 +110,53 @@ pub(crate) fn impls(input: &Input, kit_body: &TokenStream) -> TokenStream {
         #[#krate::async_trait]
         impl #impl_generics #krate::KitProvider for #ident #ty_generics #completed {
             fn name(&self) -> ::std::borrow::Cow<'_, str> {
-                <Self as #krate::EmbeddedKit>::name(self)
+                #via name(self)
             }
 
             async fn list_kits(
                 &self,
             ) -> ::core::result::Result<::std::vec::Vec<#krate::Kit>, #krate::ProviderError> {
-                <Self as #krate::EmbeddedKit>::list_kits(self).await
+                #via list_kits(self).await
             }
 
             async fn get_kit(
                 &self,
                 name: &str,
             ) -> ::core::result::Result<::core::option::Option<#krate::Kit>, #krate::ProviderError> {
-                <Self as #krate::EmbeddedKit>::get_kit(self, name).await
+                #via get_kit(self, name).await
             }
 
             #[allow(deprecated)]
             async fn load_kits(
                 &self,
             ) -> ::core::result::Result<::std::vec::Vec<#krate::Kit>, #krate::ProviderError> {
-                <Self as #krate::EmbeddedKit>::load_kits(self).await
+                #via load_kits(self).await
             }
 
             fn tool(
                 self: ::std::sync::Arc<Self>,
             ) -> ::core::option::Option<::std::sync::Arc<dyn #krate::Tool>> {
-                <Self as #krate::EmbeddedKit>::tool(self)
+                #via tool(self)
             }
         }
 
         #[#krate::async_trait]
         impl #impl_generics #krate::Tool for #ident #ty_generics #completed {
             fn definition(&self, skill: &#krate::Skill) -> #krate::ToolDefinition {
-                <Self as #krate::EmbeddedKit>::definition(self, skill)
+                #via definition(self, skill)
             }
 
             async fn execute(&self, execution: #krate::ToolExecution) -> #krate::ToolOutcome {
-                <Self as #krate::EmbeddedKit>::execute(self, execution).await
+                #via execute(self, execution).await
             }
 
             async fn resume(
                 &self,
                 execution: #krate::ToolExecution,
-                state: #krate::__private::Value,
-                decision: #krate::__private::Value,
+                state: #p::Value,
+                decision: #p::Value,
             ) -> #krate::ToolOutcome {
-                <Self as #krate::EmbeddedKit>::resume(self, execution, state, decision).await
+                #via resume(self, execution, state, decision).await
             }
         }
     }

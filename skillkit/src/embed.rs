@@ -200,15 +200,19 @@ pub trait EmbeddedKit: Embedded + Send + Sync + 'static {
 #[doc(hidden)]
 pub mod __private {
     use std::borrow::Cow;
+    use std::marker::PhantomData;
     use std::path::PathBuf;
     use std::sync::Arc;
 
     use serde_json::Number;
     use skillkit_parser::Diagnostic;
 
+    use super::EmbeddedKit;
     use crate::agent::AgentDefinition;
     use crate::kit::Kit;
+    use crate::provider::ProviderError;
     use crate::skill::{Handler, Metadata, Skill};
+    use crate::tool::{Tool, ToolDefinition, ToolExecution, ToolOutcome};
 
     pub use serde_json::Value;
     pub use std::sync::LazyLock;
@@ -338,6 +342,135 @@ pub mod __private {
                 extra: map(self.extra),
                 location: None,
             }
+        }
+    }
+
+    /// The calls of the generated `KitProvider` and `Tool` impls, made on the
+    /// user's [`EmbeddedKit`] impl ([`Forward`]) or, when there is none,
+    /// on nothing ([`Missing`]): the derive's one "no `execute`" error is
+    /// then the only error, even where the kit is used.
+    #[async_trait::async_trait]
+    pub trait Dispatch<T: Sync>: Sync {
+        fn name<'a>(&self, kit: &'a T) -> Cow<'a, str>;
+        async fn list_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError>;
+        async fn get_kit(&self, kit: &T, name: &str) -> Result<Option<Kit>, ProviderError>;
+        async fn load_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError>;
+        fn tool(&self, kit: Arc<T>) -> Option<Arc<dyn Tool>>;
+        fn definition(&self, kit: &T, skill: &Skill) -> ToolDefinition;
+        async fn execute(&self, kit: &T, execution: ToolExecution) -> ToolOutcome;
+        async fn resume(
+            &self,
+            kit: &T,
+            execution: ToolExecution,
+            state: Value,
+            decision: Value,
+        ) -> ToolOutcome;
+        fn agent_definition<'a>(&self, kit: &'a T) -> Option<&'a AgentDefinition>;
+    }
+
+    /// Dispatches to the user's [`EmbeddedKit`] impl.
+    pub struct Forward;
+
+    #[async_trait::async_trait]
+    impl<T: EmbeddedKit + Tool> Dispatch<T> for Forward {
+        fn name<'a>(&self, kit: &'a T) -> Cow<'a, str> {
+            kit.name()
+        }
+        async fn list_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError> {
+            kit.list_kits().await
+        }
+        async fn get_kit(&self, kit: &T, name: &str) -> Result<Option<Kit>, ProviderError> {
+            kit.get_kit(name).await
+        }
+        async fn load_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError> {
+            #[allow(deprecated)]
+            kit.load_kits().await
+        }
+        fn tool(&self, kit: Arc<T>) -> Option<Arc<dyn Tool>> {
+            EmbeddedKit::tool(kit)
+        }
+        fn definition(&self, kit: &T, skill: &Skill) -> ToolDefinition {
+            EmbeddedKit::definition(kit, skill)
+        }
+        async fn execute(&self, kit: &T, execution: ToolExecution) -> ToolOutcome {
+            EmbeddedKit::execute(kit, execution).await
+        }
+        async fn resume(
+            &self,
+            kit: &T,
+            execution: ToolExecution,
+            state: Value,
+            decision: Value,
+        ) -> ToolOutcome {
+            EmbeddedKit::resume(kit, execution, state, decision).await
+        }
+        fn agent_definition<'a>(&self, kit: &'a T) -> Option<&'a AgentDefinition> {
+            kit.agent_definition()
+        }
+    }
+
+    /// Stands in for a missing [`EmbeddedKit`] impl in code that never compiles.
+    pub struct Missing;
+
+    const MISSING: &str = "`#[derive(Kit)]` without `impl EmbeddedKit` does not compile";
+
+    #[async_trait::async_trait]
+    impl<T: Sync> Dispatch<T> for Missing {
+        fn name<'a>(&self, _: &'a T) -> Cow<'a, str> {
+            unreachable!("{MISSING}")
+        }
+        async fn list_kits(&self, _: &T) -> Result<Vec<Kit>, ProviderError> {
+            unreachable!("{MISSING}")
+        }
+        async fn get_kit(&self, _: &T, _: &str) -> Result<Option<Kit>, ProviderError> {
+            unreachable!("{MISSING}")
+        }
+        async fn load_kits(&self, _: &T) -> Result<Vec<Kit>, ProviderError> {
+            unreachable!("{MISSING}")
+        }
+        fn tool(&self, _: Arc<T>) -> Option<Arc<dyn Tool>> {
+            unreachable!("{MISSING}")
+        }
+        fn definition(&self, _: &T, _: &Skill) -> ToolDefinition {
+            unreachable!("{MISSING}")
+        }
+        async fn execute(&self, _: &T, _: ToolExecution) -> ToolOutcome {
+            unreachable!("{MISSING}")
+        }
+        async fn resume(&self, _: &T, _: ToolExecution, _: Value, _: Value) -> ToolOutcome {
+            unreachable!("{MISSING}")
+        }
+        fn agent_definition<'a>(&self, _: &'a T) -> Option<&'a AgentDefinition> {
+            unreachable!("{MISSING}")
+        }
+    }
+
+    /// Picks [`Forward`] or [`Missing`] by autoref: in generated code, where the
+    /// kit's type is concrete, `(&&Probe::<T>::NEW).dispatch()` resolves to
+    /// [`Completed`] when `T: EmbeddedKit`, else to [`NotCompleted`].
+    pub struct Probe<T>(PhantomData<fn() -> T>);
+
+    impl<T> Probe<T> {
+        pub const NEW: Self = Probe(PhantomData);
+    }
+
+    pub trait Completed<T: Sync> {
+        fn dispatch(&self) -> &'static dyn Dispatch<T>;
+    }
+
+    impl<T: EmbeddedKit + Tool> Completed<T> for &Probe<T> {
+        fn dispatch(&self) -> &'static dyn Dispatch<T> {
+            &Forward
+        }
+    }
+
+    pub trait NotCompleted<T: Sync> {
+        fn dispatch(&self) -> &'static dyn Dispatch<T>;
+    }
+
+    impl<T: Sync + 'static> NotCompleted<T> for Probe<T> {
+        fn dispatch(&self) -> &'static dyn Dispatch<T> {
+            &Missing
         }
     }
 
