@@ -4,7 +4,16 @@
 //! `#[derive(Kit)]` emits one `include_bytes!` per embedded file, so editing an
 //! existing SKILL.md already rebuilds. Stable Rust cannot make a macro depend on
 //! a directory, so a new skill folder is only seen if the build script asks Cargo
-//! to watch the folder:
+//! to watch the folder. Add this crate as a build-dependency (it is small: the
+//! parser, without the runtime of `skillkit`):
+//!
+//! ```toml
+//! [build-dependencies]
+//! skillkit-parser = "0.1"
+//! ```
+//!
+//! and a build script naming each embedded kit directory, as written in
+//! `#[kit(path = "…")]`:
 //!
 //! ```no_run
 //! // build.rs
@@ -12,6 +21,10 @@
 //!     skillkit_parser::build::track("kits/files");
 //! }
 //! ```
+//!
+//! `bench/rebuild-test.sh` checks the whole chain on a real crate: an edited
+//! SKILL.md, a new skill folder (also one moved in with old timestamps) and a
+//! removed one all show in the next `cargo build`.
 
 use std::path::Path;
 
