@@ -4,7 +4,8 @@
 //! Skills format). Skills are bundled into [`Kit`]s, served by providers
 //! ([`Local`] directories, the [`Memory`] store, your own [`KitProvider`]s), and
 //! aggregated by a [`Catalog`] that asks every provider on every query, so it is
-//! never stale.
+//! never stale. A kit can also be compiled into the binary with
+//! `#[derive(Kit)]`: see [`embed`].
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
