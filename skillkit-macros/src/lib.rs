@@ -101,6 +101,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// struct. Problems that do not stop a file from loading (such as a name that
 /// breaks the Agent Skills charset) are kept in the kit's `diagnostics`, as the
 /// `Local` provider does.
+// The build-script example's `fn main` is the point of it.
+#[allow(clippy::needless_doctest_main)]
 #[proc_macro_derive(Kit, attributes(kit))]
 pub fn derive_kit(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

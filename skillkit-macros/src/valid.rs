@@ -17,10 +17,10 @@ pub(crate) fn check(cx: &mut Ctxt, input: &Input) -> Option<LoadedKit> {
         Kind::Union(token) => not_a_struct(cx, token, "a union"),
     }
     let kit_name = input.kit_name();
-    if let Some(name) = &input.attrs.name {
-        if let Some(problem) = name_problem(&kit_name) {
-            cx.error_spanned_by(name, problem);
-        }
+    if let Some(name) = &input.attrs.name
+        && let Some(problem) = name_problem(&kit_name)
+    {
+        cx.error_spanned_by(name, problem);
     }
     let Some(path) = &input.attrs.path else {
         if !input.attrs.malformed {

@@ -25,6 +25,8 @@
 //! `bench/rebuild-test.sh` checks the whole chain on a real crate: an edited
 //! SKILL.md, a new skill folder (also one moved in with old timestamps) and a
 //! removed one all show in the next `cargo build`.
+// The examples are build scripts, whose `fn main` is the point.
+#![allow(clippy::needless_doctest_main)]
 
 use std::path::Path;
 

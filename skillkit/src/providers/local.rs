@@ -258,10 +258,12 @@ impl Cache {
             .filter_map(|path| Some((path.to_path_buf(), Stamp::of(path)?)))
             .collect();
         seen.extend(stamps.iter().map(|(path, _)| path.clone()));
-        if let Some(cached) = self.kits.get(&found.root) {
-            if !cached.racy && cached.stamps == stamps && cached.kit.name == name {
-                return cached.kit.clone();
-            }
+        if let Some(cached) = self.kits.get(&found.root)
+            && !cached.racy
+            && cached.stamps == stamps
+            && cached.kit.name == name
+        {
+            return cached.kit.clone();
         }
         let read_at = SystemTime::now();
         let mut skills = Vec::new();
