@@ -7,7 +7,8 @@
 //! as it does in this package and error messages show these same relative paths.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
@@ -31,11 +32,22 @@ fn stage(project: &Path, dir: &str) {
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &target);
 }
 
+/// The target directory, found as trybuild finds it (`cargo metadata`).
+fn target_dir() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version=1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "cargo metadata failed");
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    PathBuf::from(metadata["target_directory"].as_str().unwrap())
+}
+
 #[test]
 fn ui() {
     // trybuild's crate lives in `<target dir>/tests/trybuild/<package name>`.
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let project = target_dir
+    let project = target_dir()
         .join("tests/trybuild")
         .join(env!("CARGO_PKG_NAME"));
     stage(&project, "fixtures/kits");
