@@ -32,6 +32,7 @@
 pub mod agent;
 pub mod catalog;
 pub mod kit;
+pub mod prompt;
 pub mod provider;
 pub mod providers;
 pub mod skill;
