@@ -228,11 +228,24 @@ mod tests {
             "---\nname: c\ndescription: d\n---\n",
         );
         let errors = load(root, "kit", "k").err().unwrap();
-        let shown: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
-        assert_eq!(shown.len(), 2, "{shown:?}");
-        assert!(shown[0].starts_with("kit/skills/a/SKILL.md:1:1: missing required field `name`"));
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(
+            errors[0].path.as_deref(),
+            Some(Path::new("kit/skills/a/SKILL.md"))
+        );
         assert!(
-            shown[1].starts_with("kit/skills/b/SKILL.md:1:1: missing required field `description`")
+            errors[0]
+                .message
+                .starts_with("missing required field `name`")
+        );
+        assert_eq!(
+            errors[1].path.as_deref(),
+            Some(Path::new("kit/skills/b/SKILL.md"))
+        );
+        assert!(
+            errors[1]
+                .message
+                .starts_with("missing required field `description`")
         );
     }
 
@@ -252,9 +265,11 @@ mod tests {
         );
         let errors = load(root, "kit", "k").err().unwrap();
         assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].path.as_deref(), Some(Path::new("kit/b/SKILL.md")));
+        assert_eq!((errors[0].line, errors[0].column), (2, 1));
         assert_eq!(
-            errors[0].to_string(),
-            "kit/b/SKILL.md:2:1: duplicate skill name `k:same`: `kit/a/SKILL.md` has the same name; rename one of them"
+            errors[0].message,
+            "duplicate skill name `k:same`: `kit/a/SKILL.md` has the same name; rename one of them"
         );
     }
 

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use skillkit_parser::Diagnostic;
+
 use crate::ast::{Input, Kind};
 use crate::ctxt::Ctxt;
 use crate::load::{self, LoadedKit};
@@ -51,11 +53,31 @@ pub(crate) fn check(cx: &mut Ctxt, input: &Input) -> Option<LoadedKit> {
     match load::load(&manifest_dir, &source, &kit_name) {
         Ok(kit) => Some(kit),
         Err(problems) => {
-            for problem in problems {
-                cx.error_spanned_by(path, problem);
+            for problem in &problems {
+                cx.error_spanned_by(path, compile_message(problem));
             }
             None
         }
+    }
+}
+
+/// `path:line:column: message`: the diagnostic without its severity, which the
+/// compiler's own `error:` already states.
+fn compile_message(diagnostic: &Diagnostic) -> String {
+    let mut place = String::new();
+    if let Some(path) = &diagnostic.path {
+        place = format!("{}:", path.display());
+    }
+    if diagnostic.line > 0 {
+        place += &format!("{}:", diagnostic.line);
+        if diagnostic.column > 0 {
+            place += &format!("{}:", diagnostic.column);
+        }
+    }
+    if place.is_empty() {
+        diagnostic.message.clone()
+    } else {
+        format!("{place} {}", diagnostic.message)
     }
 }
 
@@ -85,7 +107,17 @@ fn name_problem(name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::name_problem;
+    use super::*;
+
+    #[test]
+    fn compile_messages_name_the_place_without_the_severity() {
+        let d = Diagnostic::error(3, 5, "bad").with_path("kit/a/SKILL.md");
+        assert_eq!(compile_message(&d), "kit/a/SKILL.md:3:5: bad");
+        assert_eq!(
+            compile_message(&Diagnostic::error(0, 0, "no kit")),
+            "no kit"
+        );
+    }
 
     #[test]
     fn kit_names_are_plain() {

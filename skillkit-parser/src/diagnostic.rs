@@ -29,13 +29,13 @@ impl fmt::Display for Severity {
 /// A problem found in a SKILL.md, AGENT.md or kit directory.
 ///
 /// It names the file, the 1-based line and column, and says what to fix.
-/// `Display` renders it as `path:line:column: message`, the form editors and
-/// terminals turn into links.
+/// `Display` renders it as `path:line:column: severity: message`, the form
+/// compilers use and editors and terminals turn into links.
 ///
 /// ```
 /// use skillkit_parser::{Diagnostic, Severity};
 /// let d = Diagnostic::error(3, 1, "missing `description`").with_path("skills/read/SKILL.md");
-/// assert_eq!(d.to_string(), "skills/read/SKILL.md:3:1: missing `description`");
+/// assert_eq!(d.to_string(), "skills/read/SKILL.md:3:1: error: missing `description`");
 /// assert_eq!(d.severity, Severity::Error);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Diagnostic {
     ///
     /// ```
     /// let d = skillkit_parser::Diagnostic::error(1, 1, "bad");
-    /// assert_eq!(d.to_string(), "1:1: bad");
+    /// assert_eq!(d.to_string(), "1:1: error: bad");
     /// ```
     pub fn error(line: usize, column: usize, message: impl Into<String>) -> Self {
         Diagnostic {
@@ -117,7 +117,7 @@ impl fmt::Display for Diagnostic {
         if self.path.is_some() || self.line > 0 {
             f.write_str(" ")?;
         }
-        f.write_str(&self.message)
+        write!(f, "{}: {}", self.severity, self.message)
     }
 }
 

@@ -114,7 +114,9 @@ pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
 /// `yaml_line` is the file line where the YAML starts, so positions in
 /// diagnostics are file positions. Empty YAML is an empty map; anything but a
 /// mapping is a diagnostic. Alias bombs and deep nesting are refused by the YAML
-/// parser's limits, not followed.
+/// parser's budget, not followed. Booleans are YAML 1.2's (`true`/`false`
+/// only: `yes`, `on`, `y` stay text), numbers with leading zeros or underscores
+/// stay text, and duplicate keys are an error.
 ///
 /// ```
 /// use skillkit_parser::frontmatter::parse_mapping;
@@ -123,35 +125,34 @@ pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
 /// assert!(parse_mapping("- a\n- b\n", 2).unwrap_err().message.contains("mapping"));
 /// ```
 pub fn parse_mapping(yaml: &str, yaml_line: usize) -> Result<Map<String, Value>, Diagnostic> {
-    let value: serde_yaml_ng::Value = match serde_yaml_ng::from_str(yaml) {
+    let options = serde_saphyr::options! {
+        strict_booleans: true,
+        leading_zero_numbers_as_strings: true,
+        underscored_numbers_as_strings: true,
+        with_snippet: false,
+    };
+    let value: Value = match serde_saphyr::from_str_with_options(yaml, options) {
         Ok(value) => value,
         Err(err) => {
-            let (line, column) = err
-                .location()
-                .map_or((yaml_line, 1), |l| (yaml_line + l.line() - 1, l.column()));
-            let message = err.to_string();
-            let what = strip_location(&message);
+            let (line, column) = err.location().map_or((yaml_line, 1), |l| {
+                (yaml_line + l.line() as usize - 1, l.column() as usize)
+            });
+            let rendered = err.render_with_options(serde_saphyr::render_options! {
+                snippets: serde_saphyr::SnippetMode::Off,
+            });
             return Err(Diagnostic::error(
                 line,
                 column,
                 format!(
-                    "invalid YAML in frontmatter: {what}; fix the YAML (quote values that contain `: ` or start with a special character)"
+                    "invalid YAML in frontmatter: {}; fix the YAML (quote values that contain `: ` or start with a special character)",
+                    yaml_error_text(&rendered)
                 ),
             ));
         }
     };
     match value {
-        serde_yaml_ng::Value::Null => Ok(Map::new()),
-        serde_yaml_ng::Value::Mapping(mapping) => {
-            let mut map = Map::new();
-            for (key, value) in mapping {
-                let key = scalar_text(&key).ok_or_else(|| {
-                    Diagnostic::error(yaml_line, 1, "frontmatter keys must be plain text")
-                })?;
-                map.insert(key, to_json(value));
-            }
-            Ok(map)
-        }
+        Value::Null => Ok(Map::new()),
+        Value::Object(map) => Ok(map),
         other => Err(Diagnostic::error(
             yaml_line,
             1,
@@ -163,72 +164,33 @@ pub fn parse_mapping(yaml: &str, yaml_line: usize) -> Result<Map<String, Value>,
     }
 }
 
-fn strip_location(message: &str) -> &str {
-    match message.rfind(" at line ") {
+/// The YAML parser's message without its position (we give the position
+/// ourselves, as a file position) and without advice about its own options.
+fn yaml_error_text(message: &str) -> String {
+    let message = match message.rfind(" at line ") {
         Some(at) => &message[..at],
         None => message,
-    }
-}
-
-fn kind_of(value: &serde_yaml_ng::Value) -> &'static str {
-    match value {
-        serde_yaml_ng::Value::Null => "nothing",
-        serde_yaml_ng::Value::Bool(_) => "a boolean",
-        serde_yaml_ng::Value::Number(_) => "a number",
-        serde_yaml_ng::Value::String(_) => "a plain string",
-        serde_yaml_ng::Value::Sequence(_) => "a list",
-        serde_yaml_ng::Value::Mapping(_) => "a mapping",
-        serde_yaml_ng::Value::Tagged(_) => "a tagged value",
-    }
-}
-
-/// The text of a scalar the way a string-only YAML reader (the reference
-/// validator's strictyaml) sees it: `3` is `"3"`, `true` is `"true"`.
-fn scalar_text(value: &serde_yaml_ng::Value) -> Option<String> {
-    match value {
-        serde_yaml_ng::Value::String(s) => Some(s.clone()),
-        serde_yaml_ng::Value::Bool(b) => Some(b.to_string()),
-        serde_yaml_ng::Value::Number(n) => Some(n.to_string()),
-        serde_yaml_ng::Value::Null => Some(String::new()),
-        serde_yaml_ng::Value::Tagged(tagged) => scalar_text(&tagged.value),
-        _ => None,
-    }
-}
-
-fn to_json(value: serde_yaml_ng::Value) -> Value {
-    match value {
-        serde_yaml_ng::Value::Null => Value::Null,
-        serde_yaml_ng::Value::Bool(b) => Value::Bool(b),
-        serde_yaml_ng::Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                n.as_f64()
-                    .and_then(serde_json::Number::from_f64)
-                    .map_or_else(|| Value::String(n.to_string()), Value::Number)
-            }
+    };
+    match message.strip_prefix("duplicate mapping key: ") {
+        Some(rest) => {
+            let key = rest
+                .split(", set DuplicateKeyPolicy")
+                .next()
+                .unwrap_or(rest);
+            format!("duplicate key `{key}`, remove one of them")
         }
-        serde_yaml_ng::Value::String(s) => Value::String(s),
-        serde_yaml_ng::Value::Sequence(items) => {
-            Value::Array(items.into_iter().map(to_json).collect())
-        }
-        serde_yaml_ng::Value::Mapping(mapping) => Value::Object(
-            mapping
-                .into_iter()
-                .map(|(k, v)| {
-                    let key = scalar_text(&k).unwrap_or_else(|| {
-                        serde_yaml_ng::to_string(&k)
-                            .unwrap_or_default()
-                            .trim()
-                            .to_owned()
-                    });
-                    (key, to_json(v))
-                })
-                .collect(),
-        ),
-        serde_yaml_ng::Value::Tagged(tagged) => to_json(tagged.value),
+        None => message.to_owned(),
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a plain string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
     }
 }
 

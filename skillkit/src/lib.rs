@@ -34,6 +34,7 @@ pub mod agent;
 pub mod catalog;
 pub mod embed;
 pub mod kit;
+pub mod prompt;
 pub mod provider;
 pub mod providers;
 pub mod skill;

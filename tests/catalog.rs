@@ -1,0 +1,285 @@
+//! The catalog: every provider asked on every query, each one isolated.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use skillkit::{
+    AgentDefinition, Catalog, Handler, Kit, KitProvider, Local, Memory, ProviderError, Skill, Tool,
+    ToolExecution, ToolOutcome,
+};
+use skillkit_tests::{skill_md, write};
+
+struct Failing;
+#[skillkit::async_trait]
+impl KitProvider for Failing {
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        Err(ProviderError::other("database unreachable"))
+    }
+}
+
+struct Panicking;
+#[skillkit::async_trait]
+impl KitProvider for Panicking {
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        panic!("provider bug")
+    }
+}
+
+struct Hanging;
+#[skillkit::async_trait]
+impl KitProvider for Hanging {
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        std::future::pending().await
+    }
+}
+
+/// Written against the legacy method only.
+struct Legacy;
+#[skillkit::async_trait]
+impl KitProvider for Legacy {
+    #[allow(deprecated)]
+    async fn load_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        Ok(vec![
+            Kit::new("legacy").with_skill(Skill::new("legacy:old", "Still works.")),
+        ])
+    }
+}
+
+struct Nothing;
+#[skillkit::async_trait]
+impl KitProvider for Nothing {}
+
+fn greeting() -> Memory {
+    let memory = Memory::new();
+    memory.put(Skill::new("greet:hello", "Say hello."));
+    memory
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn failing_panicking_and_hanging_providers_are_skipped_for_the_query() {
+    let catalog = Catalog::builder()
+        .provider(Failing)
+        .provider(Panicking)
+        .provider(Hanging)
+        .provider(greeting())
+        .timeout(Duration::from_millis(200))
+        .build();
+    let skills = catalog.list_skills().await;
+    assert_eq!(skills.len(), 1);
+    assert_eq!(skills[0].name, "greet:hello");
+    let messages: Vec<String> = catalog
+        .diagnostics()
+        .iter()
+        .map(|d| d.message.clone())
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(messages[0].contains("`Failing`") && messages[0].contains("database unreachable"));
+    assert!(messages[1].contains("`Panicking`") && messages[1].contains("provider bug"));
+    assert!(messages[2].contains("`Hanging`") && messages[2].contains("did not answer"));
+    // The catalog keeps serving.
+    assert!(catalog.get_skill("greet:hello").await.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_legacy_provider_still_works_and_an_empty_one_says_what_to_implement() {
+    let catalog = Catalog::builder()
+        .provider(Legacy)
+        .provider(Nothing)
+        .build();
+    assert_eq!(
+        catalog.get_skill("legacy:old").await.unwrap().description,
+        "Still works."
+    );
+    assert!(Legacy.get_kit("legacy").await.unwrap().is_some());
+    let diagnostics = catalog.diagnostics();
+    assert!(
+        diagnostics[0].message.contains("implement `list_kits`"),
+        "{diagnostics:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn duplicate_names_earlier_provider_wins_and_both_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("greet");
+    write(
+        kit.join("skills/hello/SKILL.md"),
+        skill_md("hello", "From disk.", ""),
+    );
+    let catalog = Catalog::builder()
+        .provider(Local::new(&kit))
+        .provider(greeting())
+        .build();
+    let snapshot = catalog.snapshot().await;
+    assert_eq!(
+        snapshot.skill("greet:hello").unwrap().description,
+        "From disk."
+    );
+    assert_eq!(snapshot.skills().count(), 1);
+    let warning = &snapshot.diagnostics()[0];
+    assert!(
+        warning.message.contains("duplicate skill `greet:hello`"),
+        "{warning}"
+    );
+    assert!(warning.message.contains("provider `memory`"), "{warning}");
+    assert!(
+        warning
+            .message
+            .contains(&format!("provider `local:{}`", kit.display())),
+        "{warning}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn agents_root_agent_and_lookup() {
+    let memory = Memory::new();
+    memory.put_kit(
+        Kit::new("files")
+            .with_skill(Skill::new("read", "Read."))
+            .with_agent(AgentDefinition::new("files", "Handles files."))
+            .with_sub_agent(AgentDefinition::new("files:summarize", "Sums up.")),
+    );
+    let catalog = Catalog::builder().provider(memory).build();
+    assert_eq!(catalog.root_agent().await.unwrap().name, "files");
+    assert_eq!(catalog.list_agents().await.len(), 1);
+    assert_eq!(
+        catalog
+            .get_agent("files:summarize")
+            .await
+            .unwrap()
+            .description,
+        "Sums up."
+    );
+    assert_eq!(
+        catalog.get_agent("files").await.unwrap().description,
+        "Handles files."
+    );
+    assert!(catalog.get_skill("files:read").await.is_some());
+}
+
+struct Upper;
+#[skillkit::async_trait]
+impl Tool for Upper {
+    async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+        ToolOutcome::ok(format!(
+            "{}:{}",
+            execution.skill.bare_name(),
+            execution.arguments().to_uppercase()
+        ))
+    }
+}
+
+/// A provider whose own tool executes its skills.
+struct SelfExecuting;
+#[skillkit::async_trait]
+impl KitProvider for SelfExecuting {
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        let mut skill = Skill::new("own:shout", "Shout.");
+        skill.handler = Handler::Provider;
+        Ok(vec![
+            Kit::new("own")
+                .with_skill(skill)
+                .with_skill(Skill::new("own:know", "Knowledge.")),
+        ])
+    }
+    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>> {
+        Some(Arc::new(Upper))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_resolve_explicit_and_provider_handlers() {
+    let memory = Memory::new();
+    memory.put(Skill::new("util:upper", "Upper-case.").with_tool(Upper));
+    let catalog = Catalog::builder()
+        .provider(memory)
+        .provider(SelfExecuting)
+        .build();
+    let tools = catalog.tools().await;
+    let names: Vec<&str> = tools.iter().map(|t| t.definition.name.as_str()).collect();
+    assert_eq!(names, ["util:upper", "own:shout"]);
+    for tool in tools {
+        let outcome = skillkit::tool::call(
+            &*tool.tool,
+            ToolExecution::new(tool.skill.clone(), "hi".into()),
+        )
+        .await;
+        let expected = format!("{}:HI", tool.skill.bare_name());
+        assert_eq!(outcome, ToolOutcome::ok(expected));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_query_asks_every_provider() {
+    struct Counting(AtomicUsize);
+    #[skillkit::async_trait]
+    impl KitProvider for Counting {
+        async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(Vec::new())
+        }
+    }
+    let counting = Arc::new(Counting(AtomicUsize::new(0)));
+    let catalog = Catalog::builder().shared(counting.clone()).build();
+    catalog.list_kits().await;
+    catalog.get_skill("x:y").await;
+    catalog.tools().await;
+    assert_eq!(counting.0.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_concurrent_queries_while_memory_changes() {
+    let memory = Memory::new();
+    let catalog = Catalog::builder().provider(memory.clone()).build();
+    let writer = {
+        let memory = memory.clone();
+        tokio::spawn(async move {
+            for version in 0..2000u32 {
+                // A kit's two skills always carry the same version.
+                let text = format!("v{version}");
+                memory.put_kit(
+                    Kit::new("pair")
+                        .with_skill(Skill::new("pair:a", text.clone()))
+                        .with_skill(Skill::new("pair:b", text)),
+                );
+                memory.put(Skill::new(format!("churn:s{}", version % 7), "Churn."));
+                memory.delete(&format!("churn:s{}", (version + 3) % 7));
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    let queries = (0..1000).map(|_| {
+        let catalog = catalog.clone();
+        tokio::spawn(async move {
+            let snapshot = catalog.snapshot().await;
+            if let Some(kit) = snapshot.kit("pair") {
+                assert_eq!(kit.skills.len(), 2);
+                assert_eq!(
+                    kit.skills[0].description, kit.skills[1].description,
+                    "torn kit"
+                );
+            }
+            for skill in snapshot.skills() {
+                let found = snapshot.skill(&skill.name).expect("index agrees with kits");
+                assert!(Arc::ptr_eq(found, skill));
+            }
+            let names: Vec<&str> = snapshot.skills().map(|s| s.name.as_ref()).collect();
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(names.len(), sorted.len(), "duplicate names in one answer");
+        })
+    });
+    let results = tokio::time::timeout(Duration::from_secs(60), futures::future::join_all(queries))
+        .await
+        .expect("no deadlock");
+    for result in results {
+        result.expect("query task");
+    }
+    writer.await.expect("writer");
+    assert_eq!(
+        catalog.get_kit("pair").await.unwrap().skills[0].description,
+        "v1999"
+    );
+}

@@ -1,0 +1,230 @@
+//! The Local provider: both layouts, naming, ordering, and an always-fresh
+//! answer without re-parsing unchanged files.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use skillkit::{Catalog, KitProvider, Local};
+use skillkit_tests::{skill_md, write};
+
+fn age(path: &std::path::Path, by: Duration) {
+    let file = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open");
+    file.set_modified(SystemTime::now() - by)
+        .expect("set mtime");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kit_layout_with_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("files");
+    write(
+        kit.join("AGENT.md"),
+        "---\ndescription: Works with files.\nmodel: anthropic://claude-sonnet-4-5\n---\nYou handle files.\n",
+    );
+    write(
+        kit.join("skills/write/SKILL.md"),
+        skill_md("write", "Write a file.", "Write."),
+    );
+    write(
+        kit.join("skills/read/SKILL.md"),
+        skill_md("read", "Read a file.", "Read $ARGUMENTS."),
+    );
+    write(
+        kit.join("agents/summarize.md"),
+        "---\ndescription: Sums up.\n---\nSum up.\n",
+    );
+    let kits = Local::new(&kit).list_kits().await.unwrap();
+    assert_eq!(kits.len(), 1);
+    let kit = &kits[0];
+    assert_eq!(kit.name, "files");
+    let names: Vec<&str> = kit.skills.iter().map(|s| s.name.as_ref()).collect();
+    assert_eq!(names, ["files:read", "files:write"]);
+    let agent = kit.agent.as_ref().expect("root agent");
+    assert_eq!(agent.name, "files");
+    assert_eq!(
+        agent.model.as_deref(),
+        Some("anthropic://claude-sonnet-4-5")
+    );
+    assert_eq!(agent.system_prompt, "You handle files.\n");
+    assert_eq!(kit.agents[0].name, "files:summarize");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn flat_layout_named_kit_and_prefixed_names() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path().join("read/SKILL.md"),
+        skill_md("files:read", "Read.", ""),
+    );
+    write(
+        dir.path().join("fetch/SKILL.md"),
+        skill_md("net:fetch", "Fetch.", ""),
+    );
+    let local = Local::new(dir.path()).named("files");
+    let kit = local.list_kits().await.unwrap().remove(0);
+    let names: Vec<&str> = kit.skills.iter().map(|s| s.name.as_ref()).collect();
+    assert_eq!(names, ["files:read"]);
+    let diagnostic = kit
+        .diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .expect("prefix error");
+    assert!(diagnostic.message.contains("`net`"), "{diagnostic}");
+    assert!(
+        diagnostic
+            .path
+            .as_ref()
+            .unwrap()
+            .ends_with("fetch/SKILL.md")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_child_directory_is_a_kit_sorted_hidden_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path().join("zeta/skills/z/SKILL.md"),
+        skill_md("z", "Z.", ""),
+    );
+    write(dir.path().join("alpha/a/SKILL.md"), skill_md("a", "A.", ""));
+    write(dir.path().join(".git/x/SKILL.md"), skill_md("x", "X.", ""));
+    write(dir.path().join("notes.txt"), "not a kit");
+    let kits = Local::each(dir.path()).list_kits().await.unwrap();
+    let names: Vec<&str> = kits.iter().map(|k| k.name.as_ref()).collect();
+    assert_eq!(names, ["alpha", "zeta"]);
+    assert_eq!(kits[1].skills[0].name, "zeta:z");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn edits_new_files_and_deletions_show_on_the_next_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    let read = kit.join("skills/read/SKILL.md");
+    write(&read, skill_md("read", "Version one.", ""));
+    let catalog = Catalog::builder().provider(Local::new(&kit)).build();
+    assert_eq!(
+        catalog.get_skill("k:read").await.unwrap().description,
+        "Version one."
+    );
+
+    // Same size, written at once: the racy rule re-reads it.
+    write(&read, skill_md("read", "Version two.", ""));
+    assert_eq!(
+        catalog.get_skill("k:read").await.unwrap().description,
+        "Version two."
+    );
+
+    write(
+        kit.join("skills/new/SKILL.md"),
+        skill_md("new", "Brand new.", ""),
+    );
+    assert_eq!(
+        catalog.get_skill("k:new").await.unwrap().description,
+        "Brand new."
+    );
+
+    std::fs::remove_file(&read).unwrap();
+    assert!(catalog.get_skill("k:read").await.is_none());
+    assert_eq!(catalog.list_skills().await.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unchanged_files_are_not_parsed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    let a = kit.join("skills/a/SKILL.md");
+    let b = kit.join("skills/b/SKILL.md");
+    write(&a, skill_md("a", "A.", ""));
+    write(&b, skill_md("b", "B.", ""));
+    age(&a, Duration::from_secs(60));
+    age(&b, Duration::from_secs(60));
+    let local = Local::new(&kit);
+    let first = local.list_kits().await.unwrap().remove(0);
+    let second = local.list_kits().await.unwrap().remove(0);
+    assert!(Arc::ptr_eq(&first.skills[0], &second.skills[0]));
+    assert!(Arc::ptr_eq(&first.skills[1], &second.skills[1]));
+
+    // Changing b re-parses b only.
+    write(&b, skill_md("b", "B, changed.", ""));
+    let third = local.list_kits().await.unwrap().remove(0);
+    assert!(Arc::ptr_eq(&first.skills[0], &third.skills[0]));
+    assert_eq!(third.skills[1].description, "B, changed.");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_that_keeps_size_and_mtime_is_still_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    let a = kit.join("skills/a/SKILL.md");
+    write(&a, skill_md("a", "Old.", ""));
+    age(&a, Duration::from_secs(60));
+    let mtime = std::fs::metadata(&a).unwrap().modified().unwrap();
+    let local = Local::new(&kit);
+    assert_eq!(
+        local.list_kits().await.unwrap()[0].skills[0].description,
+        "Old."
+    );
+    write(&a, skill_md("a", "New.", ""));
+    std::fs::File::options()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(
+        local.list_kits().await.unwrap()[0].skills[0].description,
+        "New."
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_directory_is_an_error_that_names_it() {
+    let err = Local::new("/no/such/kit").list_kits().await.unwrap_err();
+    assert!(err.to_string().contains("/no/such/kit"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn skipped_files_are_logged_with_file_and_reason() {
+    use std::io::Write;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+    impl Write for Buffer {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path().join("good/SKILL.md"),
+        skill_md("good", "Good.", ""),
+    );
+    write(dir.path().join("bad/SKILL.md"), "---\nname: bad\n---\n");
+    let local = Local::new(dir.path());
+    let kits = {
+        let _guard = tracing::subscriber::set_default(subscriber);
+        local.load().unwrap()
+    };
+    assert_eq!(kits[0].skills.len(), 1);
+    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    assert!(log.contains("WARN"), "{log}");
+    assert!(log.contains("bad/SKILL.md"), "{log}");
+    assert!(
+        log.contains("missing required field `description`"),
+        "{log}"
+    );
+}
