@@ -148,15 +148,3 @@ fn json(p: &TokenStream, value: &Value) -> TokenStream {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn negative_numbers_stay_one_literal() {
-        let p = quote!(k);
-        let tokens = json(&p, &serde_json::json!(-3)).to_string();
-        assert_eq!(tokens, "k :: Json :: I64 (- 3i64)");
-    }
-}
