@@ -6,7 +6,7 @@
 //! a directory, so a new skill folder is only seen if the build script asks Cargo
 //! to watch the folder:
 //!
-//! ```no_run
+//! ```text
 //! // build.rs
 //! fn main() {
 //!     skillkit_parser::build::track("kits/files");
