@@ -51,6 +51,11 @@ pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
 pub use skillkit_parser as parser;
 pub use skillkit_parser::{Diagnostic, Severity};
 
+/// The README's examples, compiled as doctests so they cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// Re-exported so implementing [`KitProvider`] and [`Tool`] needs no extra
 /// dependency: write `#[skillkit::async_trait]` on the impl.
 pub use async_trait::async_trait;
