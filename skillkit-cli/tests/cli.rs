@@ -23,7 +23,10 @@ fn stdout(output: &Output) -> String {
 fn validate_exit_codes_and_problem_lines() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("kit/pdf-reader");
-    write(&good.join("SKILL.md"), "---\nname: pdf-reader\ndescription: Reads PDFs.\n---\n");
+    write(
+        &good.join("SKILL.md"),
+        "---\nname: pdf-reader\ndescription: Reads PDFs.\n---\n",
+    );
     let out = skillkit(&["validate", good.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 
@@ -32,7 +35,10 @@ fn validate_exit_codes_and_problem_lines() {
     assert_eq!(out.status.code(), Some(0));
 
     let bad = dir.path().join("kit/Bad");
-    write(&bad.join("SKILL.md"), "---\nname: Bad\ndescription: d\nauthor: me\n---\n");
+    write(
+        &bad.join("SKILL.md"),
+        "---\nname: Bad\ndescription: d\nauthor: me\n---\n",
+    );
     let out = skillkit(&["validate", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
@@ -40,14 +46,26 @@ fn validate_exit_codes_and_problem_lines() {
     // Every problem of the bad skill, each `path:line:column: error: message`.
     assert_eq!(lines.len(), 2, "{text}");
     let file = bad.join("SKILL.md");
-    assert!(lines[0].starts_with(&format!("{}:4:1: error: Unexpected fields in frontmatter: author", file.display())), "{text}");
-    assert!(lines[1].contains(":2:1: error: Skill name 'Bad' must be lowercase"), "{text}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "{}:4:1: error: Unexpected fields in frontmatter: author",
+            file.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains(":2:1: error: Skill name 'Bad' must be lowercase"),
+        "{text}"
+    );
 }
 
 #[test]
 fn validate_json_maps_skill_dirs_to_problems() {
     let dir = tempfile::tempdir().unwrap();
-    write(&dir.path().join("a/SKILL.md"), "---\nname: a\ndescription: A.\n---\n");
+    write(
+        &dir.path().join("a/SKILL.md"),
+        "---\nname: a\ndescription: A.\n---\n",
+    );
     write(&dir.path().join("b/SKILL.md"), "---\nname: b\n---\n");
     let out = skillkit(&["validate", "--json", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -55,13 +73,19 @@ fn validate_json_maps_skill_dirs_to_problems() {
     let a = dir.path().join("a").display().to_string();
     let b = dir.path().join("b").display().to_string();
     assert_eq!(json[&a], serde_json::json!([]));
-    assert_eq!(json[&b][0]["message"], "Missing required field in frontmatter: description");
+    assert_eq!(
+        json[&b][0]["message"],
+        "Missing required field in frontmatter: description"
+    );
 }
 
 #[test]
 fn usage_and_io_errors_exit_2() {
     assert_eq!(skillkit(&["validate"]).status.code(), Some(2));
-    assert_eq!(skillkit(&["validate", "/no/such/path"]).status.code(), Some(2));
+    assert_eq!(
+        skillkit(&["validate", "/no/such/path"]).status.code(),
+        Some(2)
+    );
     assert_eq!(skillkit(&["list", "/no/such/path"]).status.code(), Some(2));
     assert_eq!(skillkit(&["frobnicate"]).status.code(), Some(2));
 }
@@ -70,10 +94,22 @@ fn usage_and_io_errors_exit_2() {
 fn list_prints_kits_skills_agents_and_diagnostics() {
     let dir = tempfile::tempdir().unwrap();
     let kit = dir.path().join("files");
-    write(&kit.join("AGENT.md"), "---\ndescription: Handles files.\n---\nPrompt");
-    write(&kit.join("skills/read/SKILL.md"), "---\nname: read\ndescription: Read a file.\n---\n");
-    write(&kit.join("skills/broken/SKILL.md"), "---\nname: broken\n---\n");
-    write(&kit.join("agents/sum.md"), "---\ndescription: Sums up.\n---\nSum.");
+    write(
+        &kit.join("AGENT.md"),
+        "---\ndescription: Handles files.\n---\nPrompt",
+    );
+    write(
+        &kit.join("skills/read/SKILL.md"),
+        "---\nname: read\ndescription: Read a file.\n---\n",
+    );
+    write(
+        &kit.join("skills/broken/SKILL.md"),
+        "---\nname: broken\n---\n",
+    );
+    write(
+        &kit.join("agents/sum.md"),
+        "---\ndescription: Sums up.\n---\nSum.",
+    );
     let out = skillkit(&["list", kit.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
@@ -81,7 +117,10 @@ fn list_prints_kits_skills_agents_and_diagnostics() {
     assert!(text.contains("  agent files: Handles files."), "{text}");
     assert!(text.contains("  skill files:read: Read a file."), "{text}");
     assert!(text.contains("  sub-agent files:sum: Sums up."), "{text}");
-    assert!(text.contains("skills/broken/SKILL.md:1:1: error: missing required field `description`"), "{text}");
+    assert!(
+        text.contains("skills/broken/SKILL.md:1:1: error: missing required field `description`"),
+        "{text}"
+    );
 
     let out = skillkit(&["list", "--json", "--each", dir.path().to_str().unwrap()]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -95,7 +134,10 @@ fn list_prints_kits_skills_agents_and_diagnostics() {
 fn to_prompt_prints_the_available_skills_block() {
     let dir = tempfile::tempdir().unwrap();
     let kit = dir.path().join("docs");
-    write(&kit.join("pdf/SKILL.md"), "---\nname: pdf\ndescription: Reads <PDF> & more.\n---\n");
+    write(
+        &kit.join("pdf/SKILL.md"),
+        "---\nname: pdf\ndescription: Reads <PDF> & more.\n---\n",
+    );
     let out = skillkit(&["to-prompt", kit.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let location = std::fs::canonicalize(kit.join("pdf/SKILL.md")).unwrap();
