@@ -42,7 +42,7 @@ pub use agent::AgentDefinition;
 pub use catalog::{Catalog, CatalogBuilder, SkillSummary, SkillTool, Snapshot};
 pub use kit::Kit;
 pub use provider::{KitProvider, ProviderError};
-pub use providers::{Local, Memory};
+pub use providers::{GitHub, Local, Memory};
 pub use skill::{Arguments, Handler, Metadata, Skill};
 pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
 
