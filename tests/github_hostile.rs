@@ -234,7 +234,13 @@ async fn unsafe_entries_are_skipped_and_nothing_lands_outside_the_cache() {
     let tarball = Tarball::new("acme", "evil", &sha(8))
         .file("skills/ok/SKILL.md", &skill("ok", "Fine."))
         .entry(escaped.to_str().unwrap(), EntryType::Regular, b"absolute")
-        .inner("../../../../escaped-up.md", EntryType::Regular, b"up")
+        .inner("../../escaped-up.md", EntryType::Regular, b"up")
+        .inner("../../../escaped-up.md", EntryType::Regular, b"up")
+        .inner(
+            "skills/../../../../escaped-up.md",
+            EntryType::Regular,
+            b"up",
+        )
         .inner("skills/link", EntryType::Symlink, b"")
         .inner("skills/hard", EntryType::Link, b"")
         .inner("skills/tty", EntryType::Char, b"")
@@ -254,6 +260,8 @@ async fn unsafe_entries_are_skipped_and_nothing_lands_outside_the_cache() {
     let reasons = [
         "an absolute path",
         "its path contains `..`",
+        "its path contains `..`",
+        "its path contains `..`",
         "a symbolic link",
         "a hard link",
         "a device",
@@ -272,6 +280,12 @@ async fn unsafe_entries_are_skipped_and_nothing_lands_outside_the_cache() {
         .filter(|p| !p.starts_with("cache"))
         .collect();
     assert!(outside.is_empty(), "{outside:?}");
+    let cache_top: Vec<String> = files_under(&root.path().join("cache"))
+        .into_iter()
+        .filter(|p| !p.contains('/'))
+        .collect();
+    assert_eq!(cache_top, ["sources", "tmp", "trees"]);
+    assert!(files_under(&root.path().join("cache/tmp")).is_empty());
     let tree = &github.imported().await.unwrap()[0].dir;
     let mut kinds = Vec::new();
     for path in files_under(tree) {

@@ -164,6 +164,22 @@ async fn exercise() -> Vec<(String, String)> {
         "a request went without the token"
     );
 
+    // The archive host of another origin never sees the token.
+    let archives = Server::start().await;
+    archives.publish("obra/elsewhere", "HEAD", &sha(6), superpowers(&sha(6)));
+    archives.publish("obra/superpowers", "HEAD", &sha(1), superpowers(&sha(1)));
+    server.publish("obra/elsewhere", "HEAD", &sha(6), Vec::new());
+    server.redirect_archives_to(&archives);
+    let done = from_value.import("obra/elsewhere").await.unwrap();
+    assert_eq!(done.skills.len(), 14);
+    assert_eq!(archives.requests().len(), 1);
+    assert!(
+        archives
+            .requests()
+            .iter()
+            .all(|r| r.authorization.is_none())
+    );
+
     // The built-in tools: results and errors.
     let catalog = Catalog::builder().provider(from_env.clone()).build();
     let snapshot = catalog.snapshot().await;
@@ -181,6 +197,13 @@ async fn exercise() -> Vec<(String, String)> {
         .await;
         shown.push((format!("{tool} outcome"), format!("{outcome:?}")));
     }
+
+    assert!(
+        archives
+            .requests()
+            .iter()
+            .all(|r| r.authorization.is_none())
+    );
 
     // Kit metadata, skills, and the cache on disk.
     for kit in from_env.list_kits().await.unwrap() {

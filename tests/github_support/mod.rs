@@ -67,6 +67,8 @@ struct State {
     fault: Option<(Endpoint, Fault)>,
     /// When set, archive answers wait until this many are waiting.
     gate: Option<Arc<Barrier>>,
+    /// When set, archives are redirected to this server (another host).
+    archive_host: Option<String>,
     requests: Vec<Request>,
 }
 
@@ -107,6 +109,11 @@ impl Server {
 
     pub fn fail(&self, endpoint: Endpoint, fault: Fault) {
         self.state.lock().unwrap().fault = Some((endpoint, fault));
+    }
+
+    /// Redirects archive downloads to `other` (a different origin).
+    pub fn redirect_archives_to(&self, other: &Server) {
+        self.state.lock().unwrap().archive_host = Some(other.url.clone());
     }
 
     pub fn heal(&self) {
@@ -296,7 +303,10 @@ fn route(state: &State, request: &Request) -> Answer {
             status: "302 Found",
             headers: vec![(
                 "Location".into(),
-                format!("/codeload/{owner}/{repo}/legacy.tar.gz/{sha}"),
+                format!(
+                    "{}/codeload/{owner}/{repo}/legacy.tar.gz/{sha}",
+                    state.archive_host.as_deref().unwrap_or("")
+                ),
             )],
             body: Vec::new(),
         },

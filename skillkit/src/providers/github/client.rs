@@ -66,9 +66,9 @@ impl Client {
         })
     }
 
-    /// Whether requests carry a token now.
-    pub(crate) fn has_token(&self) -> bool {
-        self.token.as_ref().is_some_and(|t| t.header().is_some())
+    /// The token configured, if any.
+    pub(crate) fn token(&self) -> Option<&ApiToken> {
+        self.token.as_ref()
     }
 
     /// `{base}/repos/{owner}/{repo}/{endpoint}/{ref…}`, each part

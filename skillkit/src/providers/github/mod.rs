@@ -97,7 +97,7 @@ impl std::fmt::Debug for GitHub {
             .field("allowed_sources", &self.inner.allow.patterns())
             .field("cache_dir", &self.inner.cache.root())
             .field("limits", &self.inner.limits)
-            .field("has_token", &self.inner.client.has_token())
+            .field("api_token", &self.inner.client.token())
             .finish_non_exhaustive()
     }
 }
@@ -439,16 +439,20 @@ impl GitHub {
     }
 
     /// The kits of the allowed imported sources, loaded with the Local rules
-    /// (blocking).
-    fn cached_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        let stored = self
-            .inner
-            .cache
-            .list()
-            .map_err(|source| ProviderError::Io {
-                path: self.inner.cache.root().to_path_buf(),
-                source,
-            })?;
+    /// (blocking). An unreadable cache serves no kit (and a warning), so the
+    /// built-in kit stays available.
+    fn cached_kits(&self) -> Vec<Kit> {
+        let stored = match self.inner.cache.list() {
+            Ok(stored) => stored,
+            Err(e) => {
+                tracing::warn!(
+                    provider = "github",
+                    path = %self.inner.cache.root().display(),
+                    "imported kits not served, the cache cannot be read: {e}"
+                );
+                Vec::new()
+            }
+        };
         let mut locals = self
             .inner
             .locals
@@ -480,7 +484,7 @@ impl GitHub {
             }
         }
         locals.retain(|key, _| used.contains(key));
-        Ok(kits)
+        kits
     }
 }
 
@@ -540,7 +544,7 @@ impl KitProvider for GitHub {
     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
         let this = self.clone();
         let cached = match tokio::task::spawn_blocking(move || this.cached_kits()).await {
-            Ok(result) => result?,
+            Ok(kits) => kits,
             Err(join) => return Err(ProviderError::other(format!("loading kits failed: {join}"))),
         };
         let mut kits = Vec::with_capacity(cached.len() + 1);
