@@ -6,11 +6,13 @@
 mod support;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use skillkit::providers::github::{ApiToken, GitHubError, Limits};
 use skillkit::{GitHub, KitProvider};
 use support::{Endpoint, Fault, Server, Tarball, files_under, gzip_bomb, sha, skill, superpowers};
 use tar::EntryType;
+use tokio::sync::Notify;
 
 fn provider(server: &Server, cache: &Path, limits: Limits) -> GitHub {
     GitHub::builder()
@@ -352,4 +354,43 @@ async fn a_failed_refresh_never_shadows_the_good_import() {
     let err = github.refresh("obra/superpowers@main").await.unwrap_err();
     assert!(err.to_string().contains("was interrupted"), "{err}");
     assert_eq!(github.imported().await.unwrap()[0].sha, sha(9));
+}
+
+#[tokio::test]
+async fn a_cancelled_import_stops_the_download_and_leaves_no_entry() {
+    let server = Server::start().await;
+    server.publish("obra/superpowers", "HEAD", &sha(14), superpowers(&sha(14)));
+    server.fail(Endpoint::Tarball, Fault::StallMidBody);
+    let root = tempfile::tempdir().unwrap();
+    let arrived = Arc::new(Notify::new());
+    let signal = Arc::clone(&arrived);
+    let github = GitHub::builder()
+        .allow("obra/*")
+        .base_url(server.url())
+        .cache_dir(root.path().join("cache"))
+        .on_progress(move |_| signal.notify_one())
+        .build()
+        .unwrap();
+
+    tokio::select! {
+        result = github.import("obra/superpowers") => panic!("the import ended: {result:?}"),
+        () = arrived.notified() => {}
+    }
+    // The import was dropped mid-body: the download stops.
+    server.stalled_download_closed().await;
+    assert!(github.imported().await.unwrap().is_empty());
+    assert_eq!(github.list_kits().await.unwrap().len(), 1);
+    // The unpacker sees the end of the body and deletes its staging directory.
+    let tmp = root.path().join("cache/tmp");
+    for _ in 0..500 {
+        if files_under(&tmp).is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_no_entry(&github, root.path()).await;
+
+    server.heal();
+    let done = github.import("obra/superpowers").await.unwrap();
+    assert_eq!(done.skills.len(), 14);
 }

@@ -16,7 +16,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Barrier;
+use tokio::sync::{Barrier, Notify};
 use tokio::task::JoinHandle;
 
 /// The corpus copied into the repository.
@@ -48,6 +48,9 @@ pub enum Fault {
     ServerError,
     /// Announce the whole body, send half of it, close the connection.
     DropMidBody,
+    /// Announce the whole body, send half of it, then wait until the client
+    /// closes the connection.
+    StallMidBody,
 }
 
 /// One request the server received.
@@ -70,6 +73,8 @@ struct State {
     /// When set, archives are redirected to this server (another host).
     archive_host: Option<String>,
     requests: Vec<Request>,
+    /// Told when a client closed a stalled download.
+    stall_closed: Arc<Notify>,
 }
 
 /// The fake GitHub.
@@ -114,6 +119,13 @@ impl Server {
     /// Redirects archive downloads to `other` (a different origin).
     pub fn redirect_archives_to(&self, other: &Server) {
         self.state.lock().unwrap().archive_host = Some(other.url.clone());
+    }
+
+    /// Waits until a client closed a download stalled by
+    /// [`Fault::StallMidBody`].
+    pub async fn stalled_download_closed(&self) {
+        let closed = Arc::clone(&self.state.lock().unwrap().stall_closed);
+        closed.notified().await;
     }
 
     pub fn heal(&self) {
@@ -210,6 +222,7 @@ enum Answer {
         body: Vec<u8>,
     },
     DropMidBody(Vec<u8>),
+    StallMidBody(Vec<u8>, Arc<Notify>),
 }
 
 impl Answer {
@@ -247,6 +260,23 @@ impl Answer {
                 stream.write_all(text.as_bytes()).await?;
                 stream.write_all(&body[..body.len() / 2]).await?;
             }
+            Answer::StallMidBody(body, closed) => {
+                let text = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/x-gzip\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                stream.write_all(text.as_bytes()).await?;
+                stream.write_all(&body[..body.len() / 2]).await?;
+                stream.flush().await?;
+                let mut buf = [0u8; 256];
+                while let Ok(n) = stream.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                }
+                closed.notify_one();
+                return Ok(());
+            }
         }
         stream.flush().await?;
         stream.shutdown().await
@@ -277,7 +307,7 @@ fn route(state: &State, request: &Request) -> Answer {
                     };
                 }
                 // Handled when the archive itself is served.
-                Fault::DropMidBody => {}
+                Fault::DropMidBody | Fault::StallMidBody => {}
             }
         }
     }
@@ -315,6 +345,11 @@ fn route(state: &State, request: &Request) -> Answer {
                 if matches!(state.fault, Some((Endpoint::Tarball, Fault::DropMidBody))) =>
             {
                 Answer::DropMidBody(tarball.clone())
+            }
+            Some(tarball)
+                if matches!(state.fault, Some((Endpoint::Tarball, Fault::StallMidBody))) =>
+            {
+                Answer::StallMidBody(tarball.clone(), Arc::clone(&state.stall_closed))
             }
             Some(tarball) => Answer::Plain {
                 status: "200 OK",

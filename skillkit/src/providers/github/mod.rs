@@ -324,11 +324,11 @@ impl GitHub {
         if !tree.is_dir() {
             let cache = inner.cache.clone();
             let staging = self.blocking(move || cache.staging()).await?;
-            let extracted = download::download(
+            let (staging, extracted) = download::download(
                 &inner.client,
                 reference,
                 &sha,
-                staging.path().to_path_buf(),
+                staging,
                 inner.limits,
                 inner.progress.clone(),
             )
