@@ -289,26 +289,26 @@ fn route(state: &State, request: &Request) -> Answer {
         ["repos", _, _, "commits", ..] => Endpoint::Commits,
         _ => Endpoint::Tarball,
     };
-    if let Some((on, fault)) = &state.fault {
-        if *on == endpoint {
-            match fault {
-                Fault::NotFound => return Answer::status("404 Not Found"),
-                Fault::Unauthorized => return Answer::status("401 Unauthorized"),
-                Fault::Forbidden => return Answer::status("403 Forbidden"),
-                Fault::ServerError => return Answer::status("500 Internal Server Error"),
-                Fault::RateLimited(reset) => {
-                    return Answer::Plain {
-                        status: "403 Forbidden",
-                        headers: vec![
-                            ("x-ratelimit-remaining".into(), "0".into()),
-                            ("x-ratelimit-reset".into(), reset.to_string()),
-                        ],
-                        body: b"{\"message\":\"API rate limit exceeded\"}".to_vec(),
-                    };
-                }
-                // Handled when the archive itself is served.
-                Fault::DropMidBody | Fault::StallMidBody => {}
+    if let Some((on, fault)) = &state.fault
+        && *on == endpoint
+    {
+        match fault {
+            Fault::NotFound => return Answer::status("404 Not Found"),
+            Fault::Unauthorized => return Answer::status("401 Unauthorized"),
+            Fault::Forbidden => return Answer::status("403 Forbidden"),
+            Fault::ServerError => return Answer::status("500 Internal Server Error"),
+            Fault::RateLimited(reset) => {
+                return Answer::Plain {
+                    status: "403 Forbidden",
+                    headers: vec![
+                        ("x-ratelimit-remaining".into(), "0".into()),
+                        ("x-ratelimit-reset".into(), reset.to_string()),
+                    ],
+                    body: b"{\"message\":\"API rate limit exceeded\"}".to_vec(),
+                };
             }
+            // Handled when the archive itself is served.
+            Fault::DropMidBody | Fault::StallMidBody => {}
         }
     }
     match parts.as_slice() {
