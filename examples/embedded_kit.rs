@@ -107,7 +107,11 @@ async fn main() {
         list.tool.execute(execution).await
     );
 
-    if let Some(style) = snapshot.skill("notes:style") {
-        println!("notes:style -> {}", style.render("", None).trim());
+    // The Local kit beside it serves knowledge skills, rendered for the model.
+    if let Some(summarize) = snapshot.skill("notes:summarize") {
+        println!(
+            "notes:summarize -> {}",
+            summarize.render("groceries", None).trim()
+        );
     }
 }

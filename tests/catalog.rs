@@ -57,13 +57,11 @@ fn greeting() -> Memory {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn failing_panicking_and_hanging_providers_are_skipped_for_the_query() {
+async fn failing_and_panicking_providers_are_skipped_for_the_query() {
     let catalog = Catalog::builder()
         .provider(Failing)
         .provider(Panicking)
-        .provider(Hanging)
         .provider(greeting())
-        .timeout(Duration::from_millis(200))
         .build();
     let skills = catalog.list_skills().await;
     assert_eq!(skills.len(), 1);
@@ -73,12 +71,29 @@ async fn failing_panicking_and_hanging_providers_are_skipped_for_the_query() {
         .iter()
         .map(|d| d.message.clone())
         .collect();
-    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert_eq!(messages.len(), 2, "{messages:?}");
     assert!(messages[0].contains("`Failing`") && messages[0].contains("database unreachable"));
     assert!(messages[1].contains("`Panicking`") && messages[1].contains("provider bug"));
-    assert!(messages[2].contains("`Hanging`") && messages[2].contains("did not answer"));
     // The catalog keeps serving.
     assert!(catalog.get_skill("greet:hello").await.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hanging_provider_is_skipped_after_the_timeout() {
+    let catalog = Catalog::builder()
+        .provider(Hanging)
+        .provider(greeting())
+        .timeout(Duration::from_millis(200))
+        .build();
+    assert_eq!(catalog.list_skills().await.len(), 1);
+    let diagnostics = catalog.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert!(
+        diagnostics[0].message.contains("`Hanging`")
+            && diagnostics[0]
+                .message
+                .contains("did not answer within 200ms")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -81,9 +81,7 @@ impl AgentDocument {
             ("max_turns", &mut max_turns),
             ("max_agent_depth", &mut max_agent_depth),
         ] {
-            if slot.is_none()
-                && let Some(value) = metadata.get(key)
-            {
+            if let (None, Some(value)) = (&*slot, metadata.get(key)) {
                 *slot = frontmatter::as_text(value).and_then(|t| t.trim().parse().ok());
             }
         }

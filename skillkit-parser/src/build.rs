@@ -15,7 +15,7 @@
 //! and a build script naming each embedded kit directory, as written in
 //! `#[kit(path = "…")]`:
 //!
-//! ```no_run
+//! ```text
 //! // build.rs
 //! fn main() {
 //!     skillkit_parser::build::track("kits/files");

@@ -41,9 +41,9 @@ pub struct KitLayout {
     pub root: PathBuf,
     /// `AGENT.md` at the root, if any.
     pub agent: Option<PathBuf>,
-    /// Every `SKILL.md`, sorted by path.
+    /// Every `SKILL.md`, sorted by path (bytewise).
     pub skills: Vec<PathBuf>,
-    /// Every `agents/*.md`, sorted by path.
+    /// Every `agents/*.md`, sorted by path (bytewise).
     pub agents: Vec<PathBuf>,
     /// Folders that could not be read (the rest of the kit still loads).
     pub diagnostics: Vec<Diagnostic>,
@@ -63,8 +63,14 @@ impl KitLayout {
         };
         let entries = fs::read_dir(root)?;
         layout.walk(entries, root, 0);
-        layout.skills.sort();
-        layout.agents.sort();
+        // Byte order of the paths: deterministic, and cheaper than comparing
+        // path components.
+        layout
+            .skills
+            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        layout
+            .agents
+            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
         Ok(layout)
     }
 

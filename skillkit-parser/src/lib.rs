@@ -47,16 +47,23 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// assert!(err.message.contains("cannot read"));
 /// ```
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Diagnostic> {
-    let fail = |e: std::io::Error| {
-        Diagnostic::error(0, 0, format!("cannot read the file: {e}")).with_path(path)
-    };
-    let file = std::fs::File::open(path).map_err(fail)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(fail)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(Diagnostic::error(
+    let file = std::fs::File::open(path).map_err(|e| cannot_read(path, &e))?;
+    read_open_file(file, path)
+}
+
+/// Reads an already opened skill or agent file (at `path`, for diagnostics),
+/// refusing files over [`MAX_FILE_BYTES`].
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("SKILL.md");
+/// std::fs::write(&path, "---\nname: a\n---\n").unwrap();
+/// let file = std::fs::File::open(&path).unwrap();
+/// assert_eq!(skillkit_parser::read_open_file(file, &path).unwrap().len(), 16);
+/// ```
+pub fn read_open_file(file: std::fs::File, path: &Path) -> Result<Vec<u8>, Diagnostic> {
+    let too_large = || {
+        Diagnostic::error(
             0,
             0,
             format!(
@@ -64,7 +71,22 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, Diagnostic> {
                 MAX_FILE_BYTES >> 20
             ),
         )
-        .with_path(path));
+        .with_path(path)
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    if len > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0) + 1);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot_read(path, &e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
     }
     Ok(bytes)
+}
+
+fn cannot_read(path: &Path, err: &std::io::Error) -> Diagnostic {
+    Diagnostic::error(0, 0, format!("cannot read the file: {err}")).with_path(path)
 }

@@ -45,7 +45,7 @@ pub use catalog::{Catalog, CatalogBuilder, SkillSummary, SkillTool, Snapshot};
 pub use embed::EmbeddedKit;
 pub use kit::Kit;
 pub use provider::{KitProvider, ProviderError};
-pub use providers::{Local, Memory};
+pub use providers::{GitHub, Local, Memory};
 pub use skill::{Arguments, Handler, Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;
@@ -55,6 +55,11 @@ pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
 /// validation.
 pub use skillkit_parser as parser;
 pub use skillkit_parser::{Diagnostic, Severity};
+
+/// The README's examples, compiled as doctests so they cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 /// Re-exported so implementing [`KitProvider`] and [`Tool`] needs no extra
 /// dependency: write `#[skillkit::async_trait]` on the impl.

@@ -8,7 +8,8 @@
 //! timestamp granularity of the read can leave the stamp unchanged).
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
@@ -72,10 +73,18 @@ impl std::fmt::Debug for Local {
     }
 }
 
+/// What the previous query learned, per kit directory.
 #[derive(Default)]
 struct Cache {
-    files: HashMap<PathBuf, CachedFile>,
-    kits: HashMap<PathBuf, CachedKit>,
+    kits: HashMap<PathBuf, KitCache>,
+}
+
+/// One kit directory's files (keyed by path bytes, cheaper to hash than path
+/// components) and the kit last built from them.
+#[derive(Default)]
+struct KitCache {
+    files: HashMap<OsString, CachedFile>,
+    kit: Option<Kit>,
 }
 
 /// What identifies a file's content without reading it.
@@ -89,7 +98,10 @@ struct Stamp {
 
 impl Stamp {
     fn of(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::metadata(path).ok()?;
+        std::fs::metadata(path).ok().map(|meta| Stamp::from(&meta))
+    }
+
+    fn from(meta: &std::fs::Metadata) -> Stamp {
         #[cfg(unix)]
         let (inode, ctime) = {
             use std::os::unix::fs::MetadataExt;
@@ -100,12 +112,12 @@ impl Stamp {
         };
         #[cfg(not(unix))]
         let (inode, ctime) = (0, 0);
-        Some(Stamp {
+        Stamp {
             len: meta.len(),
             mtime: meta.modified().ok(),
             inode,
             ctime,
-        })
+        }
     }
 
     /// Whether the file changed too close to `read_at` for the stamp to prove
@@ -132,12 +144,6 @@ struct CachedFile {
     racy: bool,
     loaded: Loaded,
     diagnostics: Vec<Diagnostic>,
-}
-
-struct CachedKit {
-    stamps: Vec<(PathBuf, Stamp)>,
-    racy: bool,
-    kit: Kit,
 }
 
 impl Local {
@@ -209,25 +215,32 @@ impl Local {
     pub fn load(&self) -> Result<Vec<Kit>, ProviderError> {
         let inner = &self.inner;
         let mut cache = inner.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut seen = HashSet::new();
+        let mut previous = std::mem::take(&mut cache.kits);
         let io = |source| ProviderError::Io {
             path: inner.dir.clone(),
             source,
         };
-        let kits = if inner.each {
+        let mut refresh = |name: String, found: KitLayout| {
+            let old = previous.remove(&found.root).unwrap_or_default();
+            let root = found.root.clone();
+            let (kit, fresh) = refresh(&inner.label, name, found, old);
+            cache.kits.insert(root, fresh);
+            kit
+        };
+        if inner.each {
             let mut kits = Vec::new();
             for dir in layout::kit_dirs(&inner.dir).map_err(io)? {
                 let Some(name) = layout::kit_name(&dir) else {
                     continue;
                 };
                 match KitLayout::scan(&dir) {
-                    Ok(found) => kits.push(cache.kit(&inner.label, name, found, &mut seen)),
+                    Ok(found) => kits.push(refresh(name, found)),
                     Err(e) => {
                         tracing::warn!(provider = %inner.label, path = %dir.display(), "kit directory skipped: {e}")
                     }
                 }
             }
-            kits
+            Ok(kits)
         } else {
             let found = KitLayout::scan(&inner.dir).map_err(io)?;
             let name = inner
@@ -235,90 +248,123 @@ impl Local {
                 .clone()
                 .or_else(|| layout::kit_name(&inner.dir))
                 .unwrap_or_else(|| "local".to_owned());
-            vec![cache.kit(&inner.label, name, found, &mut seen)]
-        };
-        cache.files.retain(|path, _| seen.contains(path));
-        cache.kits.retain(|path, _| seen.contains(path));
-        Ok(kits)
+            Ok(vec![refresh(name, found)])
+        }
     }
 }
 
-impl Cache {
-    /// The kit of `found`, reusing the previous answer when no file changed.
-    fn kit(
-        &mut self,
-        provider: &str,
-        name: String,
-        found: KitLayout,
-        seen: &mut HashSet<PathBuf>,
-    ) -> Kit {
-        seen.insert(found.root.clone());
-        let stamps: Vec<(PathBuf, Stamp)> = found
-            .files()
-            .filter_map(|path| Some((path.to_path_buf(), Stamp::of(path)?)))
-            .collect();
-        seen.extend(stamps.iter().map(|(path, _)| path.clone()));
-        if let Some(cached) = self.kits.get(&found.root)
-            && !cached.racy
-            && cached.stamps == stamps
-            && cached.kit.name == name
-        {
-            return cached.kit.clone();
-        }
-        let read_at = SystemTime::now();
-        let mut skills = Vec::new();
-        let mut agents = Vec::new();
-        let mut agent = None;
-        let mut diagnostics = found.diagnostics.clone();
-        let mut racy = false;
-        for (path, stamp) in &stamps {
-            let Some(file) = self.file(provider, &name, path, *stamp, read_at) else {
-                continue;
-            };
-            racy |= file.racy;
-            diagnostics.extend(file.diagnostics.iter().cloned());
-            match &file.loaded {
-                Loaded::Skill(skill) => skills.push(Arc::clone(skill)),
-                Loaded::Agent(def) if is_root_agent(path, &found.root) => {
-                    agent = Some(Arc::clone(def))
-                }
-                Loaded::Agent(def) => agents.push(Arc::clone(def)),
-                Loaded::Failed => {}
+/// Files loaded on worker threads when at least this many need (re)loading.
+const PARALLEL_FROM: usize = 16;
+
+/// The kit of `found`, re-reading only files whose stamp changed (or that
+/// were racy), and reusing the previous kit when nothing changed at all.
+fn refresh(provider: &str, name: String, found: KitLayout, mut old: KitCache) -> (Kit, KitCache) {
+    let read_at = SystemTime::now();
+    let paths: Vec<&Path> = found.files().collect();
+    let mut files: Vec<Option<CachedFile>> = Vec::with_capacity(paths.len());
+    let mut to_load = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        match old.files.remove(path.as_os_str()) {
+            Some(cached) if !cached.racy && Stamp::of(path) == Some(cached.stamp) => {
+                files.push(Some(cached))
+            }
+            _ => {
+                files.push(None);
+                to_load.push(i);
             }
         }
-        let mut kit = Kit::assemble(Cow::Owned(name), agent, skills, agents, diagnostics);
-        kit.metadata = local_metadata(&found.root);
-        self.kits.insert(
-            found.root.clone(),
-            CachedKit {
-                stamps,
-                racy,
-                kit: kit.clone(),
-            },
-        );
-        kit
     }
-
-    /// The loaded file at `path`, parsed again only when its stamp changed or
-    /// it was racy. `None` when it vanished since the walk.
-    fn file(
-        &mut self,
-        provider: &str,
-        kit: &str,
-        path: &Path,
-        stamp: Stamp,
-        read_at: SystemTime,
-    ) -> Option<&CachedFile> {
-        let reusable = self
-            .files
-            .get(path)
-            .is_some_and(|cached| cached.stamp == stamp && !cached.racy);
-        if !reusable {
-            let file = load_file(provider, kit, path, stamp, read_at)?;
-            self.files.insert(path.to_path_buf(), file);
+    let unchanged = to_load.is_empty() && old.files.is_empty();
+    for (i, file) in load_all(&name, &paths, &to_load, read_at) {
+        if let Some(file) = &file {
+            for diagnostic in &file.diagnostics {
+                let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
+                let skipped = if diagnostic.is_error() {
+                    "file skipped: "
+                } else {
+                    ""
+                };
+                tracing::warn!(provider, kit = %name, path = path.as_deref(), line = diagnostic.line, "{skipped}{}", diagnostic.message);
+            }
         }
-        self.files.get(path)
+        files[i] = file;
     }
+    let reusable = old.kit.filter(|kit| unchanged && kit.name == name);
+    let kit = reusable.unwrap_or_else(|| assemble(name, &found, &paths, &files));
+    let files = paths
+        .iter()
+        .zip(files)
+        .filter_map(|(path, file)| Some((path.as_os_str().to_owned(), file?)))
+        .collect();
+    let fresh = KitCache {
+        files,
+        kit: Some(kit.clone()),
+    };
+    (kit, fresh)
+}
+
+/// Loads the files at indexes `to_load` of `paths`, in parallel when there
+/// are many. `None` for a file that vanished since the walk.
+fn load_all(
+    kit: &str,
+    paths: &[&Path],
+    to_load: &[usize],
+    read_at: SystemTime,
+) -> Vec<(usize, Option<CachedFile>)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4);
+    if to_load.len() < PARALLEL_FROM || threads < 2 {
+        return to_load
+            .iter()
+            .map(|&i| (i, load_file(kit, paths[i], read_at)))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&i) = to_load.get(at) else {
+                            break done;
+                        };
+                        done.push((i, load_file(kit, paths[i], read_at)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| match worker.join() {
+                Ok(done) => done,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
+/// Builds the kit from its loaded files.
+fn assemble(name: String, found: &KitLayout, paths: &[&Path], files: &[Option<CachedFile>]) -> Kit {
+    let mut skills = Vec::new();
+    let mut agents = Vec::new();
+    let mut agent = None;
+    let mut diagnostics = found.diagnostics.clone();
+    for (path, file) in paths.iter().zip(files) {
+        let Some(file) = file else { continue };
+        diagnostics.extend(file.diagnostics.iter().cloned());
+        match &file.loaded {
+            Loaded::Skill(skill) => skills.push(Arc::clone(skill)),
+            Loaded::Agent(def) if is_root_agent(path, &found.root) => agent = Some(Arc::clone(def)),
+            Loaded::Agent(def) => agents.push(Arc::clone(def)),
+            Loaded::Failed => {}
+        }
+    }
+    let mut kit = Kit::assemble(Cow::Owned(name), agent, skills, agents, diagnostics);
+    kit.metadata = local_metadata(&found.root);
+    kit
 }
 
 fn is_root_agent(path: &Path, root: &Path) -> bool {
@@ -333,70 +379,57 @@ fn local_metadata(root: &Path) -> Metadata {
 }
 
 /// Reads and parses one file. `None` when the file vanished after the walk.
-fn load_file(
-    provider: &str,
-    kit: &str,
-    path: &Path,
-    stamp: Stamp,
-    read_at: SystemTime,
-) -> Option<CachedFile> {
-    let bytes = match skillkit_parser::read_file(path) {
-        Ok(bytes) => bytes,
-        Err(_) if !path.exists() => return None,
-        Err(diagnostic) => return Some(failed(provider, kit, stamp, read_at, diagnostic)),
-    };
-    let is_skill = path
-        .file_name()
-        .is_some_and(|n| n == skillkit_parser::SKILL_FILE);
-    let parsed = if is_skill {
-        SkillDocument::parse_file(path, &bytes).and_then(|doc| {
-            let warnings = doc.warnings.clone();
-            let skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
-            Ok((Loaded::Skill(Arc::new(skill)), warnings))
-        })
-    } else {
-        AgentDocument::parse_file(path, kit, &bytes).and_then(|mut doc| {
-            let warnings = std::mem::take(&mut doc.warnings);
-            if path.file_name().is_none_or(|n| n != AGENT_FILE) {
-                doc.name = skillkit_parser::name::qualify(kit, &doc.name)
-                    .map_err(|m| Diagnostic::error(2, 1, m).with_path(path))?;
-            }
-            let def = AgentDefinition::from_document(doc, Some(path.to_path_buf()));
-            Ok((Loaded::Agent(Arc::new(def)), warnings))
-        })
-    };
-    match parsed {
-        Ok((loaded, warnings)) => {
-            for warning in &warnings {
-                tracing::warn!(provider, kit, path = %path.display(), "{}", warning.message);
-            }
-            Some(CachedFile {
-                stamp,
-                racy: stamp.is_racy(read_at),
-                loaded,
-                diagnostics: warnings,
-            })
+fn load_file(kit: &str, path: &Path, read_at: SystemTime) -> Option<CachedFile> {
+    let opened = std::fs::File::open(path).and_then(|file| {
+        let meta = file.metadata()?;
+        Ok((file, meta))
+    });
+    let (file, meta) = match opened {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            let diagnostic =
+                Diagnostic::error(0, 0, format!("cannot read the file: {e}")).with_path(path);
+            let stamp = Stamp::of(path)?;
+            return Some(failed(stamp, read_at, diagnostic));
         }
-        Err(diagnostic) => Some(failed(provider, kit, stamp, read_at, diagnostic)),
-    }
+    };
+    let stamp = Stamp::from(&meta);
+    let parsed =
+        skillkit_parser::read_open_file(file, path).and_then(|bytes| parse(kit, path, &bytes));
+    Some(match parsed {
+        Ok((loaded, warnings)) => CachedFile {
+            stamp,
+            racy: stamp.is_racy(read_at),
+            loaded,
+            diagnostics: warnings,
+        },
+        Err(diagnostic) => failed(stamp, read_at, diagnostic),
+    })
 }
 
-fn failed(
-    provider: &str,
-    kit: &str,
-    stamp: Stamp,
-    read_at: SystemTime,
-    diagnostic: Diagnostic,
-) -> CachedFile {
-    let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
-    tracing::warn!(
-        provider,
-        kit,
-        path = path.as_deref(),
-        line = diagnostic.line,
-        "skipped: {}",
-        diagnostic.message
-    );
+/// Parses a skill or agent file of kit `kit`, with its warnings.
+fn parse(kit: &str, path: &Path, bytes: &[u8]) -> Result<(Loaded, Vec<Diagnostic>), Diagnostic> {
+    if path
+        .file_name()
+        .is_some_and(|n| n == skillkit_parser::SKILL_FILE)
+    {
+        let doc = SkillDocument::parse_file(path, bytes)?;
+        let warnings = doc.warnings.clone();
+        let skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
+        return Ok((Loaded::Skill(Arc::new(skill)), warnings));
+    }
+    let mut doc = AgentDocument::parse_file(path, kit, bytes)?;
+    let warnings = std::mem::take(&mut doc.warnings);
+    if path.file_name().is_none_or(|n| n != AGENT_FILE) {
+        doc.name = skillkit_parser::name::qualify(kit, &doc.name)
+            .map_err(|m| Diagnostic::error(2, 1, m).with_path(path))?;
+    }
+    let def = AgentDefinition::from_document(doc, Some(path.to_path_buf()));
+    Ok((Loaded::Agent(Arc::new(def)), warnings))
+}
+
+fn failed(stamp: Stamp, read_at: SystemTime, diagnostic: Diagnostic) -> CachedFile {
     CachedFile {
         stamp,
         racy: stamp.is_racy(read_at),
@@ -442,11 +475,10 @@ mod tests {
             "---\nname: b\ndescription: B.\n---\n",
         );
         let found = KitLayout::scan(&root).unwrap();
-        let stamps: Vec<Stamp> = found.skills.iter().map(|p| Stamp::of(p).unwrap()).collect();
         std::fs::remove_file(root.join("skills/a/SKILL.md")).unwrap();
         let now = SystemTime::now();
-        assert!(load_file("test", "kit", &found.skills[0], stamps[0], now).is_none());
-        let loaded = load_file("test", "kit", &found.skills[1], stamps[1], now).unwrap();
+        assert!(load_file("kit", &found.skills[0], now).is_none());
+        let loaded = load_file("kit", &found.skills[1], now).unwrap();
         assert!(matches!(loaded.loaded, Loaded::Skill(s) if s.name == "kit:b"));
     }
 

@@ -1,7 +1,10 @@
-//! The providers SkillKit ships: [`Local`] directories and the [`Memory`] store.
+//! The providers SkillKit ships: [`Local`] directories, the [`Memory`] store
+//! and [`GitHub`] repositories imported at run time.
 
+pub mod github;
 mod local;
 mod memory;
 
+pub use github::GitHub;
 pub use local::Local;
 pub use memory::Memory;

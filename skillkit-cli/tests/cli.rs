@@ -1,0 +1,149 @@
+//! The `skillkit` binary, run for real on files in temp dirs.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn skillkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(args)
+        .output()
+        .expect("run skillkit")
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+fn validate_exit_codes_and_problem_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("kit/pdf-reader");
+    write(
+        &good.join("SKILL.md"),
+        "---\nname: pdf-reader\ndescription: Reads PDFs.\n---\n",
+    );
+    let out = skillkit(&["validate", good.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    // A SKILL.md path works too.
+    let out = skillkit(&["validate", good.join("SKILL.md").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+
+    let bad = dir.path().join("kit/Bad");
+    write(
+        &bad.join("SKILL.md"),
+        "---\nname: Bad\ndescription: d\nauthor: me\n---\n",
+    );
+    let out = skillkit(&["validate", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    // Every problem of the bad skill, each `path:line:column: error: message`.
+    assert_eq!(lines.len(), 2, "{text}");
+    let file = bad.join("SKILL.md");
+    assert!(
+        lines[0].starts_with(&format!(
+            "{}:4:1: error: Unexpected fields in frontmatter: author",
+            file.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains(":2:1: error: Skill name 'Bad' must be lowercase"),
+        "{text}"
+    );
+}
+
+#[test]
+fn validate_json_maps_skill_dirs_to_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("a/SKILL.md"),
+        "---\nname: a\ndescription: A.\n---\n",
+    );
+    write(&dir.path().join("b/SKILL.md"), "---\nname: b\n---\n");
+    let out = skillkit(&["validate", "--json", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let a = dir.path().join("a").display().to_string();
+    let b = dir.path().join("b").display().to_string();
+    assert_eq!(json[&a], serde_json::json!([]));
+    assert_eq!(
+        json[&b][0]["message"],
+        "Missing required field in frontmatter: description"
+    );
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    assert_eq!(skillkit(&["validate"]).status.code(), Some(2));
+    assert_eq!(
+        skillkit(&["validate", "/no/such/path"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(skillkit(&["list", "/no/such/path"]).status.code(), Some(2));
+    assert_eq!(skillkit(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn list_prints_kits_skills_agents_and_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("files");
+    write(
+        &kit.join("AGENT.md"),
+        "---\ndescription: Handles files.\n---\nPrompt",
+    );
+    write(
+        &kit.join("skills/read/SKILL.md"),
+        "---\nname: read\ndescription: Read a file.\n---\n",
+    );
+    write(
+        &kit.join("skills/broken/SKILL.md"),
+        "---\nname: broken\n---\n",
+    );
+    write(
+        &kit.join("agents/sum.md"),
+        "---\ndescription: Sums up.\n---\nSum.",
+    );
+    let out = skillkit(&["list", kit.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.contains("kit files (1 skills, 1 agents)"), "{text}");
+    assert!(text.contains("  agent files: Handles files."), "{text}");
+    assert!(text.contains("  skill files:read: Read a file."), "{text}");
+    assert!(text.contains("  sub-agent files:sum: Sums up."), "{text}");
+    assert!(
+        text.contains("skills/broken/SKILL.md:1:1: error: missing required field `description`"),
+        "{text}"
+    );
+
+    let out = skillkit(&["list", "--json", "--each", dir.path().to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["kits"][0]["name"], "files");
+    assert_eq!(json["kits"][0]["skills"][0]["name"], "files:read");
+    assert_eq!(json["kits"][0]["agents"][0]["name"], "files:sum");
+    assert_eq!(json["diagnostics"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn to_prompt_prints_the_available_skills_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("docs");
+    write(
+        &kit.join("pdf/SKILL.md"),
+        "---\nname: pdf\ndescription: Reads <PDF> & more.\n---\n",
+    );
+    let out = skillkit(&["to-prompt", kit.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let location = std::fs::canonicalize(kit.join("pdf/SKILL.md")).unwrap();
+    let expected = format!(
+        "<available_skills>\n<skill>\n<name>\ndocs:pdf\n</name>\n<description>\nReads &lt;PDF&gt; &amp; more.\n</description>\n<location>\n{}\n</location>\n</skill>\n</available_skills>\n",
+        location.display()
+    );
+    assert_eq!(stdout(&out), expected);
+}
