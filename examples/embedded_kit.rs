@@ -93,7 +93,7 @@ async fn main() {
         .provider(Local::new(project.join("kits/notes")))
         .build();
     for skill in catalog.list_skills().await {
-        println!("{:<14} {}", skill.name, skill.description);
+        println!("{:<16} {}", skill.name, skill.description);
     }
 
     let snapshot = catalog.snapshot().await;
