@@ -32,6 +32,7 @@
 pub mod agent;
 pub mod catalog;
 pub mod kit;
+pub mod llm;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
