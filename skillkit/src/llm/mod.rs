@@ -1,6 +1,6 @@
 //! The LLM layer: adapters turn a vendor's streamed answer into universal
 //! [`Event`]s, and a [`Registry`] picks the adapter from a model URI such as
-//! `anthropic://claude-sonnet-4-5?max_tokens=4096`.
+//! `anthropic://claude-sonnet-4-6?max_tokens=4096`.
 //!
 //! The layers, for every vendor: the vendor's own wire types (they know
 //! nothing of SkillKit) → [`Streamable`] (one vendor event + an accumulator →

@@ -141,7 +141,7 @@ impl Registry {
     /// ```
     /// let registry = skillkit::llm::Registry::new();
     /// let (_, uri) = registry.resolve("anthropic://").unwrap();
-    /// assert_eq!(uri.model, "claude-sonnet-4-5");
+    /// assert_eq!(uri.model, "claude-sonnet-4-6");
     /// let err = registry.resolve("mistral://large").unwrap_err();
     /// assert!(err.to_string().contains("known schemes: anthropic, openai"));
     /// ```
@@ -174,7 +174,7 @@ impl Registry {
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// use skillkit::llm::{Message, Registry, Request, Response};
     /// let events = Registry::new()
-    ///     .stream("anthropic://claude-sonnet-4-5?max_tokens=1024", Request::new(vec![Message::user("Hi")]))
+    ///     .stream("anthropic://claude-sonnet-4-6?max_tokens=1024", Request::new(vec![Message::user("Hi")]))
     ///     .await?;
     /// println!("{}", Response::collect(events).await?.message.text);
     /// # Ok::<(), skillkit::llm::LlmError>(())
@@ -197,7 +197,7 @@ impl Registry {
 ///
 /// ```
 /// use skillkit::llm::ModelUri;
-/// let uri: ModelUri = "anthropic://claude-sonnet-4-5?max_tokens=4096&temperature=0.2".parse().unwrap();
+/// let uri: ModelUri = "anthropic://claude-sonnet-4-6?max_tokens=4096&temperature=0.2".parse().unwrap();
 /// assert_eq!(uri.scheme.as_deref(), Some("anthropic"));
 /// assert_eq!(uri.options.max_tokens, Some(4096));
 /// let bare: ModelUri = "llama3:8b".parse().unwrap();

@@ -11,7 +11,7 @@ use crate::tool::ToolDefinition;
 /// ```
 /// use skillkit::llm::{Message, Options, Request};
 /// let request = Request::new(vec![Message::user("Hi")])
-///     .with_model("claude-sonnet-4-5")
+///     .with_model("claude-sonnet-4-6")
 ///     .with_options(Options { max_tokens: Some(256), ..Default::default() });
 /// assert_eq!(request.options.max_tokens, Some(256));
 /// ```

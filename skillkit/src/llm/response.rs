@@ -4,8 +4,8 @@ use futures::{Stream, StreamExt};
 
 use crate::llm::{AssistantMessage, Event, LlmError, StopReason, ToolCall, Usage};
 
-/// A complete answer: the assistant message (text and tool calls), the token
-/// counts and the stop reason.
+/// A complete answer: the assistant message (text and tool calls, in the
+/// order the calls started), the token counts and the stop reason.
 ///
 /// ```
 /// use skillkit::llm::{Event, Response, StopReason, Usage};
@@ -72,6 +72,9 @@ impl Response {
 struct Builder {
     message: AssistantMessage,
     usage: Usage,
+    /// Tool-call ids in the order the calls started: the order of the
+    /// message, whatever order their inputs completed in.
+    started: Vec<String>,
 }
 
 impl Builder {
@@ -84,6 +87,13 @@ impl Builder {
             }
             Event::Usage(usage) => self.usage = usage,
             Event::Done { stop_reason } => {
+                let started = &self.started;
+                self.message.tool_calls.sort_by_key(|call| {
+                    started
+                        .iter()
+                        .position(|id| *id == call.id)
+                        .unwrap_or(usize::MAX)
+                });
                 return Some(Ok(Response {
                     message: std::mem::take(&mut self.message),
                     usage: self.usage,
@@ -91,7 +101,7 @@ impl Builder {
                 }));
             }
             Event::Error(error) => return Some(Err(error)),
-            Event::ToolCallStart { .. } => {}
+            Event::ToolCallStart { id, .. } => self.started.push(id),
         }
         None
     }

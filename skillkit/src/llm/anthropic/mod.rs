@@ -26,7 +26,7 @@ pub const API_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
 /// The API's address.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The model used when a request names none.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-6";
 /// `max_tokens` when neither the request nor the URI sets it (the API requires one).
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 const API_VERSION: &str = "2023-06-01";
@@ -40,7 +40,7 @@ const API_VERSION: &str = "2023-06-01";
 /// ```
 /// use skillkit::llm::{LlmError, LlmProvider, Message, Request, anthropic::Anthropic};
 /// let adapter = Anthropic::builder().base_url("http://127.0.0.1:9").api_key("sk-test").build();
-/// assert_eq!(adapter.default_model(), Some("claude-sonnet-4-5"));
+/// assert_eq!(adapter.default_model(), Some("claude-sonnet-4-6"));
 /// assert!(!format!("{adapter:?}").contains("sk-test"));
 /// ```
 #[derive(Debug, Clone)]
