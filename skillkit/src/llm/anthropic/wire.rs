@@ -246,7 +246,7 @@ pub struct ContentBlockDelta {
 
 /// A piece of a content block.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(from = "RawDelta")]
 pub enum Delta {
     /// Text to append.
     TextDelta {
@@ -269,8 +269,52 @@ pub enum Delta {
         signature: String,
     },
     /// Any other delta (citations, newer types).
+    Other,
+}
+
+/// The flat shape of every delta. Deltas are most of a stream: reading them
+/// through this struct avoids the buffering of an internally tagged enum.
+#[derive(Deserialize)]
+struct RawDelta {
+    #[serde(rename = "type")]
+    kind: DeltaKind,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    partial_json: String,
+    #[serde(default)]
+    thinking: String,
+    #[serde(default)]
+    signature: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum DeltaKind {
+    TextDelta,
+    InputJsonDelta,
+    ThinkingDelta,
+    SignatureDelta,
     #[serde(other)]
     Other,
+}
+
+impl From<RawDelta> for Delta {
+    fn from(raw: RawDelta) -> Self {
+        match raw.kind {
+            DeltaKind::TextDelta => Delta::TextDelta { text: raw.text },
+            DeltaKind::InputJsonDelta => Delta::InputJsonDelta {
+                partial_json: raw.partial_json,
+            },
+            DeltaKind::ThinkingDelta => Delta::ThinkingDelta {
+                thinking: raw.thinking,
+            },
+            DeltaKind::SignatureDelta => Delta::SignatureDelta {
+                signature: raw.signature,
+            },
+            DeltaKind::Other => Delta::Other,
+        }
+    }
 }
 
 /// `content_block_stop`.
