@@ -108,7 +108,7 @@ impl Received {
 pub struct Server {
     pub base_url: String,
     received: Arc<Mutex<Vec<Received>>>,
-    closed: Mutex<mpsc::UnboundedReceiver<()>>,
+    closed: tokio::sync::Mutex<mpsc::UnboundedReceiver<()>>,
 }
 
 impl Server {
@@ -134,7 +134,7 @@ impl Server {
         Server {
             base_url,
             received,
-            closed: Mutex::new(closed_rx),
+            closed: tokio::sync::Mutex::new(closed_rx),
         }
     }
 
@@ -145,7 +145,7 @@ impl Server {
     /// Waits (at most 10 s, so a failing test cannot hang) until the client
     /// closes a held-open connection; `false` if it never does.
     pub async fn client_closed(&self) -> bool {
-        let mut closed = self.closed.lock().unwrap();
+        let mut closed = self.closed.lock().await;
         matches!(
             tokio::time::timeout(Duration::from_secs(10), closed.recv()).await,
             Ok(Some(()))

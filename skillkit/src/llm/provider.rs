@@ -53,3 +53,12 @@ pub trait LlmProvider: Send + Sync {
     /// streamed: no key, a bad request, retries exhausted.
     async fn stream(&self, request: Request) -> Result<EventStream, LlmError>;
 }
+
+/// Shows the adapter's name, so results holding a provider can be printed.
+impl std::fmt::Debug for dyn LlmProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmProvider")
+            .field("name", &self.name())
+            .finish_non_exhaustive()
+    }
+}

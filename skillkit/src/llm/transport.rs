@@ -245,13 +245,13 @@ impl<E: Streamable + FromSse + Send + 'static> Live<E> {
             }
             let mut events = Vec::new();
             self.read(&mut events).await;
-            if let [Event::Error(error)] = &events[..] {
-                if let Some(reopened) = self.reopen(error).await {
-                    if let Err(error) = reopened {
-                        events = vec![Event::Error(error)];
-                    } else {
-                        continue;
-                    }
+            // A failure before any event reached the caller may be retried.
+            if let [Event::Error(error)] = &events[..]
+                && let Some(reopened) = self.reopen(error).await
+            {
+                match reopened {
+                    Ok(()) => continue,
+                    Err(error) => events = vec![Event::Error(error)],
                 }
             }
             self.pending.extend(events);

@@ -129,16 +129,16 @@ impl Accumulator {
         });
         self.last_index = Some(index);
         let call = self.calls.entry(index).or_default();
-        if let Some(id) = fragment.id.filter(|id| !id.is_empty()) {
-            if call.id.is_empty() {
-                call.id = id;
-            }
+        if let Some(id) = fragment.id.filter(|id| !id.is_empty())
+            && call.id.is_empty()
+        {
+            call.id = id;
         }
         if let Some(function) = fragment.function {
-            if let Some(name) = function.name.filter(|name| !name.is_empty()) {
-                if call.name.is_empty() {
-                    call.name = name;
-                }
+            if let Some(name) = function.name.filter(|name| !name.is_empty())
+                && call.name.is_empty()
+            {
+                call.name = name;
             }
             if let Some(arguments) = function.arguments {
                 call.arguments.push_str(&arguments);
