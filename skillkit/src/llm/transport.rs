@@ -21,6 +21,7 @@ use crate::llm::{Event, EventStream, LlmError, RetryPolicy, Streamable};
 pub(crate) struct HttpSettings {
     pub client: reqwest::Client,
     pub retry: RetryPolicy,
+    pub connect_timeout: Duration,
     pub idle_timeout: Duration,
 }
 
@@ -40,6 +41,7 @@ impl HttpSettings {
         HttpSettings {
             client,
             retry,
+            connect_timeout,
             idle_timeout,
         }
     }
@@ -151,6 +153,10 @@ async fn send(call: &Call) -> Result<BoxStream<'static, reqwest::Result<Bytes>>,
         .send();
     let response = match tokio::time::timeout(idle, sending).await {
         Err(_) => return Err((timeout(provider, "waiting for the response", idle), None)),
+        Ok(Err(error)) if error.is_timeout() => {
+            let connect = call.settings.connect_timeout;
+            return Err((timeout(provider, "connecting", connect), None));
+        }
         Ok(Err(error)) => return Err((transport_error(provider, &error), None)),
         Ok(Ok(response)) => response,
     };
@@ -209,9 +215,6 @@ fn transport_error(provider: &str, error: &reqwest::Error) -> LlmError {
         message.push_str(&cause.to_string());
         source = cause.source();
     }
-    if error.is_timeout() {
-        return timeout(provider, "connecting", Duration::ZERO);
-    }
     LlmError::Transport {
         provider: provider.into(),
         message,
@@ -240,7 +243,9 @@ impl<E: Streamable + FromSse + Send + 'static> Live<E> {
                 self.observe(&event);
                 return Some(event);
             }
-            if self.over {
+            // Over, or the decoder is done without a terminal event (an
+            // accumulator that completed silently): nothing more to read.
+            if self.over || self.decoder.has_ended() {
                 return None;
             }
             let mut events = Vec::new();
@@ -263,7 +268,16 @@ impl<E: Streamable + FromSse + Send + 'static> Live<E> {
         let idle = self.call.settings.idle_timeout;
         match tokio::time::timeout(idle, self.body.try_next()).await {
             Ok(Ok(Some(bytes))) => self.decoder.feed(&bytes, events),
-            Ok(Ok(None)) => self.decoder.finish(events),
+            Ok(Ok(None)) => {
+                self.decoder.finish(events);
+                // An accumulator that says nothing at the end must not leave
+                // the caller waiting on a finished body.
+                if !events.iter().any(Event::is_terminal) {
+                    events.push(Event::Error(LlmError::Truncated {
+                        provider: provider.into(),
+                    }));
+                }
+            }
             Ok(Err(error)) => events.push(Event::Error(transport_error(provider, &error))),
             Err(_) => events.push(Event::Error(timeout(provider, "streaming", idle))),
         }
