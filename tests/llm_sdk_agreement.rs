@@ -18,7 +18,14 @@ use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::{LlmError, LlmProvider, Message, Request, Response, RetryPolicy};
 use support::{Reply, Server, fixture};
 
-const COMPLETE: [&str; 5] = ["text", "parallel_tools", "thinking", "ping", "server_tools"];
+const COMPLETE: [&str; 6] = [
+    "text",
+    "parallel_tools",
+    "thinking",
+    "ping",
+    "server_tools",
+    "bench_long",
+];
 const FAILING: [&str; 3] = ["error_mid_stream", "truncated", "max_tokens_in_tool"];
 
 fn peers_dir() -> PathBuf {

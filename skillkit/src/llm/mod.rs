@@ -27,6 +27,7 @@
 
 pub mod anthropic;
 mod decoder;
+mod endpoint;
 mod error;
 mod event;
 mod message;

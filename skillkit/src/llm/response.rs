@@ -108,7 +108,7 @@ impl Builder {
 
     fn end(self) -> Result<Response, LlmError> {
         Err(LlmError::Truncated {
-            provider: "the event stream".into(),
+            provider: "unknown".into(),
         })
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use futures::stream::BoxStream;
-use futures::{StreamExt, TryStreamExt};
+use futures::{FutureExt, StreamExt, TryStreamExt};
 use reqwest::header::HeaderMap;
 use tracing::Instrument;
 
@@ -259,6 +259,9 @@ impl<E: Streamable + FromSse + Send + 'static> Live<E> {
                     Err(error) => events = vec![Event::Error(error)],
                 }
             }
+            if matches!(events.last(), Some(Event::Done { .. })) {
+                self.drain_ready();
+            }
             self.pending.extend(events);
         }
     }
@@ -301,6 +304,18 @@ impl<E: Streamable + FromSse + Send + 'static> Live<E> {
             self.body = body;
             self.decoder = Decoder::new();
         }))
+    }
+
+    /// After a complete answer, reads (without waiting) what the server
+    /// already sent, so an HTTP/1 connection whose body reached its end can go
+    /// back to the pool instead of being closed.
+    fn drain_ready(&mut self) {
+        for _ in 0..4 {
+            match self.body.try_next().now_or_never() {
+                Some(Ok(Some(_))) => continue,
+                _ => return,
+            }
+        }
     }
 
     fn observe(&self, event: &Event) {

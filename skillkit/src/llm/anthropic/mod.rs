@@ -15,7 +15,8 @@ use reqwest::header::{HeaderMap, HeaderValue};
 
 pub use streamable::Accumulator;
 
-use crate::llm::transport::{self, HttpRequest, HttpSettings};
+use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
+use crate::llm::transport::{self, HttpRequest};
 use crate::llm::{ApiKey, EventStream, LlmError, LlmProvider, Options, Request, RetryPolicy};
 
 /// Decodes an Anthropic response body into universal events.
@@ -45,11 +46,7 @@ const API_VERSION: &str = "2023-06-01";
 /// ```
 #[derive(Debug, Clone)]
 pub struct Anthropic {
-    base_url: String,
-    api_key: Option<ApiKey>,
-    default_model: String,
-    defaults: Options,
-    http: HttpSettings,
+    endpoint: Endpoint,
 }
 
 impl Default for Anthropic {
@@ -96,28 +93,17 @@ impl Anthropic {
 /// ```
 #[derive(Debug, Clone)]
 pub struct AnthropicBuilder {
-    base_url: Option<String>,
-    api_key: Option<ApiKey>,
-    default_model: String,
-    defaults: Options,
-    retry: RetryPolicy,
-    connect_timeout: Duration,
-    idle_timeout: Duration,
+    config: EndpointConfig,
 }
 
 impl Default for AnthropicBuilder {
     fn default() -> Self {
+        let defaults = Options {
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
+            ..Default::default()
+        };
         AnthropicBuilder {
-            base_url: None,
-            api_key: None,
-            default_model: DEFAULT_MODEL.into(),
-            defaults: Options {
-                max_tokens: Some(DEFAULT_MAX_TOKENS),
-                ..Default::default()
-            },
-            retry: RetryPolicy::default(),
-            connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(120),
+            config: EndpointConfig::new(DEFAULT_MODEL, defaults, Duration::from_secs(120)),
         }
     }
 }
@@ -130,7 +116,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = Some(base_url.into());
+        self.config.base_url = Some(base_url.into());
         self
     }
 
@@ -141,7 +127,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
-        self.api_key = Some(key.into());
+        self.config.api_key = Some(key.into());
         self
     }
 
@@ -152,7 +138,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn default_model(mut self, model: impl Into<String>) -> Self {
-        self.default_model = model.into();
+        self.config.default_model = model.into();
         self
     }
 
@@ -163,7 +149,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
-        self.defaults.max_tokens = Some(max_tokens);
+        self.config.defaults.max_tokens = Some(max_tokens);
         self
     }
 
@@ -175,7 +161,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn defaults(mut self, defaults: Options) -> Self {
-        self.defaults = defaults.or(&self.defaults);
+        self.config.defaults = defaults.or(&self.config.defaults);
         self
     }
 
@@ -186,7 +172,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
+        self.config.retry = retry;
         self
     }
 
@@ -197,7 +183,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.config.connect_timeout = timeout;
         self
     }
 
@@ -209,7 +195,7 @@ impl AnthropicBuilder {
     /// # let _ = b;
     /// ```
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
+        self.config.idle_timeout = timeout;
         self
     }
 
@@ -220,16 +206,8 @@ impl AnthropicBuilder {
     /// # let _ = adapter;
     /// ```
     pub fn build(self) -> Anthropic {
-        let base_url = self
-            .base_url
-            .or_else(|| std::env::var("ANTHROPIC_BASE_URL").ok())
-            .unwrap_or_else(|| DEFAULT_BASE_URL.into());
         Anthropic {
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            api_key: self.api_key,
-            default_model: self.default_model,
-            defaults: self.defaults,
-            http: HttpSettings::new(self.connect_timeout, self.idle_timeout, self.retry),
+            endpoint: self.config.build("ANTHROPIC_BASE_URL", DEFAULT_BASE_URL),
         }
     }
 }
@@ -241,52 +219,38 @@ impl LlmProvider for Anthropic {
     }
 
     fn default_model(&self) -> Option<&str> {
-        Some(&self.default_model)
+        Some(&self.endpoint.default_model)
     }
 
-    async fn stream(&self, request: Request) -> Result<EventStream, LlmError> {
-        let options = request.options.or(&self.defaults);
-        let key = options
-            .api_key
-            .clone()
-            .or_else(|| self.api_key.clone())
-            .or_else(|| ApiKey::from_env(API_KEY_VARIABLE))
+    async fn stream(&self, mut request: Request) -> Result<EventStream, LlmError> {
+        let provider = self.name();
+        let key = self
+            .endpoint
+            .resolve(&mut request, API_KEY_VARIABLE)
             .ok_or_else(|| LlmError::MissingApiKey {
-                provider: self.name().into(),
+                provider: provider.into(),
                 variable: API_KEY_VARIABLE.into(),
             })?;
-        let model = match request.model.is_empty() {
-            true => self.default_model.clone(),
-            false => request.model,
-        };
+        let Request {
+            model,
+            messages,
+            tools,
+            options,
+        } = request;
         let max_tokens = options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        let body = encode::encode(
-            &model,
-            &request.messages,
-            &request.tools,
-            &options,
-            max_tokens,
-        );
-        let body = serde_json::to_vec(&body).map_err(|error| LlmError::Other {
-            provider: self.name().into(),
-            message: format!("cannot encode the request: {error}"),
-        })?;
+        let body = encode::encode(&model, &messages, &tools, &options, max_tokens);
         let mut headers = HeaderMap::new();
-        let mut key = HeaderValue::from_str(key.expose()).map_err(|_| LlmError::InvalidApiKey {
-            provider: self.name().into(),
-        })?;
-        key.set_sensitive(true);
-        headers.insert("x-api-key", key);
+        headers.insert("x-api-key", secret_header(provider, key.expose())?);
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         headers.insert("accept", HeaderValue::from_static("text/event-stream"));
         let request = HttpRequest {
             provider: "anthropic",
             model,
-            url: format!("{}/v1/messages", self.base_url),
+            url: format!("{}/v1/messages", self.endpoint.base_url),
             headers,
-            body: body.into(),
+            body: json_body(provider, &body)?,
         };
-        transport::stream::<wire::StreamEvent>(self.http.clone(), request).await
+        transport::stream::<wire::StreamEvent>(self.endpoint.http.clone(), request).await
     }
 }

@@ -17,7 +17,8 @@ use reqwest::header::{HeaderMap, HeaderValue};
 
 pub use streamable::Accumulator;
 
-use crate::llm::transport::{self, HttpRequest, HttpSettings};
+use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
+use crate::llm::transport::{self, HttpRequest};
 use crate::llm::{ApiKey, EventStream, LlmError, LlmProvider, Options, Request, RetryPolicy};
 
 /// Decodes an OpenAI-compatible response body into universal events.
@@ -63,13 +64,9 @@ pub enum MaxTokensField {
 /// ```
 #[derive(Debug, Clone)]
 pub struct OpenAi {
-    base_url: String,
-    api_key: Option<ApiKey>,
-    default_model: String,
-    defaults: Options,
+    endpoint: Endpoint,
     max_tokens_field: MaxTokensField,
     include_usage: bool,
-    http: HttpSettings,
 }
 
 impl Default for OpenAi {
@@ -112,29 +109,21 @@ impl OpenAi {
 /// ```
 #[derive(Debug, Clone)]
 pub struct OpenAiBuilder {
-    base_url: Option<String>,
-    api_key: Option<ApiKey>,
-    default_model: String,
-    defaults: Options,
+    config: EndpointConfig,
     max_tokens_field: MaxTokensField,
     include_usage: bool,
-    retry: RetryPolicy,
-    connect_timeout: Duration,
-    idle_timeout: Duration,
 }
 
 impl Default for OpenAiBuilder {
     fn default() -> Self {
         OpenAiBuilder {
-            base_url: None,
-            api_key: None,
-            default_model: DEFAULT_MODEL.into(),
-            defaults: Options::default(),
+            config: EndpointConfig::new(
+                DEFAULT_MODEL,
+                Options::default(),
+                Duration::from_secs(300),
+            ),
             max_tokens_field: MaxTokensField::default(),
             include_usage: true,
-            retry: RetryPolicy::default(),
-            connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(300),
         }
     }
 }
@@ -148,7 +137,7 @@ impl OpenAiBuilder {
     /// # let _ = b;
     /// ```
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = Some(base_url.into());
+        self.config.base_url = Some(base_url.into());
         self
     }
 
@@ -159,7 +148,7 @@ impl OpenAiBuilder {
     /// # let _ = b;
     /// ```
     pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
-        self.api_key = Some(key.into());
+        self.config.api_key = Some(key.into());
         self
     }
 
@@ -170,7 +159,7 @@ impl OpenAiBuilder {
     /// # let _ = b;
     /// ```
     pub fn default_model(mut self, model: impl Into<String>) -> Self {
-        self.default_model = model.into();
+        self.config.default_model = model.into();
         self
     }
 
@@ -182,7 +171,7 @@ impl OpenAiBuilder {
     /// # let _ = b;
     /// ```
     pub fn defaults(mut self, defaults: Options) -> Self {
-        self.defaults = defaults.or(&self.defaults);
+        self.config.defaults = defaults.or(&self.config.defaults);
         self
     }
 
@@ -217,7 +206,7 @@ impl OpenAiBuilder {
     /// # let _ = b;
     /// ```
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
+        self.config.retry = retry;
         self
     }
 
@@ -228,7 +217,7 @@ impl OpenAiBuilder {
     /// # let _ = b;
     /// ```
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.config.connect_timeout = timeout;
         self
     }
 
@@ -241,7 +230,7 @@ impl OpenAiBuilder {
     /// # let _ = b;
     /// ```
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
+        self.config.idle_timeout = timeout;
         self
     }
 
@@ -252,18 +241,10 @@ impl OpenAiBuilder {
     /// # let _ = adapter;
     /// ```
     pub fn build(self) -> OpenAi {
-        let base_url = self
-            .base_url
-            .or_else(|| std::env::var("OPENAI_BASE_URL").ok())
-            .unwrap_or_else(|| DEFAULT_BASE_URL.into());
         OpenAi {
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            api_key: self.api_key,
-            default_model: self.default_model,
-            defaults: self.defaults,
+            endpoint: self.config.build("OPENAI_BASE_URL", DEFAULT_BASE_URL),
             max_tokens_field: self.max_tokens_field,
             include_usage: self.include_usage,
-            http: HttpSettings::new(self.connect_timeout, self.idle_timeout, self.retry),
         }
     }
 }
@@ -275,55 +256,37 @@ impl LlmProvider for OpenAi {
     }
 
     fn default_model(&self) -> Option<&str> {
-        Some(&self.default_model)
+        Some(&self.endpoint.default_model)
     }
 
-    async fn stream(&self, request: Request) -> Result<EventStream, LlmError> {
-        let options = request.options.or(&self.defaults);
-        let key = options
-            .api_key
-            .clone()
-            .or_else(|| self.api_key.clone())
-            .or_else(|| ApiKey::from_env(API_KEY_VARIABLE));
-        let model = match request.model.is_empty() {
-            true => self.default_model.clone(),
-            false => request.model,
-        };
+    async fn stream(&self, mut request: Request) -> Result<EventStream, LlmError> {
+        let provider = self.name();
+        let key = self.endpoint.resolve(&mut request, API_KEY_VARIABLE);
+        let Request {
+            model,
+            messages,
+            tools,
+            options,
+        } = request;
         let dialect = encode::Dialect {
             max_tokens_field: self.max_tokens_field,
             include_usage: self.include_usage,
         };
-        let body = encode::encode(
-            &model,
-            &request.messages,
-            &request.tools,
-            &options,
-            &dialect,
-        );
-        let body = serde_json::to_vec(&body).map_err(|error| LlmError::Other {
-            provider: self.name().into(),
-            message: format!("cannot encode the request: {error}"),
-        })?;
+        let body = encode::encode(&model, &messages, &tools, &options, &dialect);
         let mut headers = HeaderMap::new();
         if let Some(key) = key {
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
-                    LlmError::InvalidApiKey {
-                        provider: self.name().into(),
-                    }
-                })?;
-            value.set_sensitive(true);
-            headers.insert("authorization", value);
+            let bearer = format!("Bearer {}", key.expose());
+            headers.insert("authorization", secret_header(provider, &bearer)?);
         }
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         headers.insert("accept", HeaderValue::from_static("text/event-stream"));
         let request = HttpRequest {
             provider: "openai",
             model,
-            url: format!("{}/chat/completions", self.base_url),
+            url: format!("{}/chat/completions", self.endpoint.base_url),
             headers,
-            body: body.into(),
+            body: json_body(provider, &body)?,
         };
-        transport::stream::<wire::StreamEvent>(self.http.clone(), request).await
+        transport::stream::<wire::StreamEvent>(self.endpoint.http.clone(), request).await
     }
 }
