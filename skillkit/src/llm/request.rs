@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use secrecy::{ExposeSecret, SecretString};
+
 use crate::llm::Message;
 use crate::tool::ToolDefinition;
 
@@ -131,15 +133,16 @@ impl Options {
     }
 }
 
-/// An API key. Its `Debug` and `Display` never show it.
+/// An API key, held as a [`secrecy::SecretString`] (wiped from memory when
+/// dropped). Its `Debug` and `Display` never show it.
 ///
 /// ```
 /// let key = skillkit::llm::ApiKey::new("sk-secret");
 /// assert_eq!(format!("{key:?} {key}"), "ApiKey(<redacted>) <redacted>");
 /// assert_eq!(key.expose(), "sk-secret");
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
+#[derive(Clone)]
+pub struct ApiKey(SecretString);
 
 impl ApiKey {
     /// Wraps a key.
@@ -149,7 +152,7 @@ impl ApiKey {
     /// assert_eq!(key.expose(), "k");
     /// ```
     pub fn new(key: impl Into<String>) -> Self {
-        ApiKey(key.into())
+        ApiKey(SecretString::from(key.into()))
     }
 
     /// The key from environment variable `variable`, when it is set and not blank.
@@ -161,7 +164,7 @@ impl ApiKey {
         std::env::var(variable)
             .ok()
             .filter(|key| !key.trim().is_empty())
-            .map(ApiKey)
+            .map(ApiKey::new)
     }
 
     /// The key itself, to put in a request header. Never log it.
@@ -170,7 +173,7 @@ impl ApiKey {
     /// assert_eq!(skillkit::llm::ApiKey::from("k").expose(), "k");
     /// ```
     pub fn expose(&self) -> &str {
-        &self.0
+        self.0.expose_secret()
     }
 }
 
@@ -194,6 +197,14 @@ impl From<&str> for ApiKey {
 
 impl From<String> for ApiKey {
     fn from(key: String) -> Self {
-        ApiKey(key)
+        ApiKey::new(key)
     }
 }
+
+impl PartialEq for ApiKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.expose() == other.expose()
+    }
+}
+
+impl Eq for ApiKey {}
