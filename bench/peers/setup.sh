@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Creates bench/peers/.venv with the Python peers the comparison scripts use.
+# Creates bench/peers/.venv with the Python peers the comparison scripts and
+# the agreement tests use (tests/llm_sdk_agreement.rs finds that interpreter;
+# CI runs this script, then the tests with SKILLKIT_REQUIRE_PEERS=1).
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-python3 -m venv "$here/.venv"
-"$here/.venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+python="${PYTHON:-python3}"
+if [ ! -x "$here/.venv/bin/python" ]; then
+    "$python" -m venv "$here/.venv"
+fi
+"$here/.venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+"$here/.venv/bin/python" -c 'import anthropic; print("bench/peers ready: anthropic", anthropic.__version__)'

@@ -34,6 +34,7 @@ pub mod agent;
 pub mod catalog;
 pub mod embed;
 pub mod kit;
+pub mod llm;
 pub mod prompt;
 pub mod provider;
 pub mod providers;

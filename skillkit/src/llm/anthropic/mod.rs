@@ -1,0 +1,256 @@
+//! The Anthropic Messages API adapter.
+//!
+//! Layers, as for every adapter: [`wire`] holds the API's own types (they know
+//! nothing of SkillKit); `encode` turns SkillKit messages into a request body;
+//! the [`Streamable`](crate::llm::Streamable) impl of [`wire::StreamEvent`]
+//! turns the API's events into universal events; [`Anthropic`] is the glue.
+
+mod encode;
+mod streamable;
+pub mod wire;
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderValue};
+
+pub use streamable::Accumulator;
+
+use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
+use crate::llm::transport::{self, HttpRequest};
+use crate::llm::{ApiKey, EventStream, LlmError, LlmProvider, Options, Request, RetryPolicy};
+
+/// Decodes an Anthropic response body into universal events.
+pub type Decoder = crate::llm::Decoder<wire::StreamEvent>;
+
+/// The environment variable read for the API key when none is configured.
+pub const API_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
+/// The API's address.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The model used when a request names none.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-6";
+/// `max_tokens` when neither the request nor the URI sets it (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+const API_VERSION: &str = "2023-06-01";
+
+/// The Anthropic adapter: `POST {base_url}/v1/messages` with `stream: true`.
+///
+/// The API key comes from the request options, else the adapter's
+/// configuration, else `ANTHROPIC_API_KEY` (read at request time); with none,
+/// [`stream`](LlmProvider::stream) fails before sending anything.
+///
+/// ```
+/// use skillkit::llm::{LlmError, LlmProvider, Message, Request, anthropic::Anthropic};
+/// let adapter = Anthropic::builder().base_url("http://127.0.0.1:9").api_key("sk-test").build();
+/// assert_eq!(adapter.default_model(), Some("claude-sonnet-4-6"));
+/// assert!(!format!("{adapter:?}").contains("sk-test"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Anthropic {
+    endpoint: Endpoint,
+}
+
+impl Default for Anthropic {
+    fn default() -> Self {
+        Anthropic::builder().build()
+    }
+}
+
+impl Anthropic {
+    /// The adapter with default settings: `ANTHROPIC_BASE_URL` or the public
+    /// API, the key from `ANTHROPIC_API_KEY`.
+    ///
+    /// ```
+    /// let adapter = skillkit::llm::anthropic::Anthropic::new();
+    /// # let _ = adapter;
+    /// ```
+    pub fn new() -> Self {
+        Anthropic::default()
+    }
+
+    /// A builder to set the address, key, defaults, retries and timeouts.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let adapter = skillkit::llm::anthropic::Anthropic::builder()
+    ///     .default_model("claude-haiku-4-5")
+    ///     .max_tokens(1024)
+    ///     .idle_timeout(Duration::from_secs(60))
+    ///     .build();
+    /// # let _ = adapter;
+    /// ```
+    pub fn builder() -> AnthropicBuilder {
+        AnthropicBuilder::default()
+    }
+}
+
+/// Configures an [`Anthropic`] adapter.
+///
+/// ```
+/// let adapter = skillkit::llm::anthropic::Anthropic::builder()
+///     .retry(skillkit::llm::RetryPolicy::none())
+///     .build();
+/// # let _ = adapter;
+/// ```
+#[derive(Debug, Clone)]
+pub struct AnthropicBuilder {
+    config: EndpointConfig,
+}
+
+impl Default for AnthropicBuilder {
+    fn default() -> Self {
+        let defaults = Options {
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
+            ..Default::default()
+        };
+        AnthropicBuilder {
+            config: EndpointConfig::new(DEFAULT_MODEL, defaults, Duration::from_secs(120)),
+        }
+    }
+}
+
+impl AnthropicBuilder {
+    /// Where the API is (default: `ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`).
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder().base_url("http://127.0.0.1:8080");
+    /// # let _ = b;
+    /// ```
+    pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.config.base_url = Some(base_url.into());
+        self
+    }
+
+    /// The API key, used when the request options carry none.
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder().api_key("sk-ant-…");
+    /// # let _ = b;
+    /// ```
+    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
+        self.config.api_key = Some(key.into());
+        self
+    }
+
+    /// The model used when a request names none.
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder().default_model("claude-opus-4-1");
+    /// # let _ = b;
+    /// ```
+    pub fn default_model(mut self, model: impl Into<String>) -> Self {
+        self.config.default_model = model.into();
+        self
+    }
+
+    /// `max_tokens` when neither the request nor the model URI sets it.
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder().max_tokens(8192);
+    /// # let _ = b;
+    /// ```
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.config.defaults.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// Options used where neither the request nor the model URI sets them.
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder()
+    ///     .defaults(skillkit::llm::Options { prompt_caching: Some(true), ..Default::default() });
+    /// # let _ = b;
+    /// ```
+    pub fn defaults(mut self, defaults: Options) -> Self {
+        self.config.defaults = defaults.or(&self.config.defaults);
+        self
+    }
+
+    /// How failed requests are retried.
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder().retry(skillkit::llm::RetryPolicy::none());
+    /// # let _ = b;
+    /// ```
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.config.retry = retry;
+        self
+    }
+
+    /// The longest wait for a connection (default 10 s).
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder().connect_timeout(std::time::Duration::from_secs(3));
+    /// # let _ = b;
+    /// ```
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.config.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest silence while waiting for the response or between two
+    /// pieces of the stream (default 120 s).
+    ///
+    /// ```
+    /// let b = skillkit::llm::anthropic::Anthropic::builder().idle_timeout(std::time::Duration::from_secs(30));
+    /// # let _ = b;
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.config.idle_timeout = timeout;
+        self
+    }
+
+    /// The adapter.
+    ///
+    /// ```
+    /// let adapter = skillkit::llm::anthropic::Anthropic::builder().build();
+    /// # let _ = adapter;
+    /// ```
+    pub fn build(self) -> Anthropic {
+        Anthropic {
+            endpoint: self.config.build("ANTHROPIC_BASE_URL", DEFAULT_BASE_URL),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl LlmProvider for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        Some(&self.endpoint.default_model)
+    }
+
+    async fn stream(&self, mut request: Request) -> Result<EventStream, LlmError> {
+        let provider = self.name();
+        let key = self
+            .endpoint
+            .resolve(&mut request, API_KEY_VARIABLE)
+            .ok_or_else(|| LlmError::MissingApiKey {
+                provider: provider.into(),
+                variable: API_KEY_VARIABLE.into(),
+            })?;
+        let Request {
+            model,
+            messages,
+            tools,
+            options,
+        } = request;
+        let max_tokens = options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let body = encode::encode(&model, &messages, &tools, &options, max_tokens);
+        let mut headers = HeaderMap::new();
+        headers.insert("x-api-key", secret_header(provider, key.expose())?);
+        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        let request = HttpRequest {
+            provider: "anthropic",
+            model,
+            url: format!("{}/v1/messages", self.endpoint.base_url),
+            headers,
+            body: json_body(provider, &body)?,
+        };
+        transport::stream::<wire::StreamEvent>(self.endpoint.http.clone(), request).await
+    }
+}

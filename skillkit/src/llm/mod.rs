@@ -1,0 +1,53 @@
+//! The LLM layer: adapters turn a vendor's streamed answer into universal
+//! [`Event`]s, and a [`Registry`] picks the adapter from a model URI such as
+//! `anthropic://claude-sonnet-4-6?max_tokens=4096`.
+//!
+//! The layers, for every vendor: the vendor's own wire types (they know
+//! nothing of SkillKit) → [`Streamable`] (one vendor event + an accumulator →
+//! universal events) → [`Event`]. An adapter ([`anthropic::Anthropic`],
+//! [`openai::OpenAi`], [`Scripted`], your own [`LlmProvider`]) is the thin glue:
+//! it encodes [`Message`]s for the vendor, sends them, and wires the answer
+//! through `Streamable`.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use skillkit::llm::{Message, Registry, Request, Response, Scripted};
+//!
+//! let script = Scripted::new().text("Hello!");
+//! let registry = Registry::new().with("scripted", script.clone());
+//! let events = registry
+//!     .stream("scripted://any-model?temperature=0", Request::new(vec![Message::user("Hi")]))
+//!     .await
+//!     .unwrap();
+//! let response = Response::collect(events).await.unwrap();
+//! assert_eq!(response.message.text, "Hello!");
+//! assert_eq!(script.requests()[0].options.temperature, Some(0.0));
+//! # });
+//! ```
+
+pub mod anthropic;
+mod decoder;
+mod endpoint;
+mod error;
+mod event;
+mod message;
+pub mod openai;
+mod provider;
+mod registry;
+mod request;
+mod response;
+pub mod retry;
+mod scripted;
+pub mod sse;
+mod transport;
+
+pub use decoder::{Decoder, FromSse};
+pub use error::LlmError;
+pub use event::{Accumulator, Event, StopReason, Streamable, Usage};
+pub use message::{AssistantMessage, Message, ToolCall, ToolResult};
+pub use provider::{EventStream, LlmProvider};
+pub use registry::{ModelUri, Registry};
+pub use request::{ApiKey, Options, Request};
+pub use response::Response;
+pub use retry::RetryPolicy;
+pub use scripted::{Reply, Scripted};

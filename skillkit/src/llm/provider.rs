@@ -1,0 +1,64 @@
+//! [`LlmProvider`]: what every adapter implements.
+
+use std::pin::Pin;
+
+use futures::Stream;
+
+use crate::llm::{Event, LlmError, Request};
+
+/// The events of one answer. A failure after streaming began arrives as an
+/// [`Event::Error`], the last event. Dropping the stream cancels the request.
+pub type EventStream = Pin<Box<dyn Stream<Item = Event> + Send>>;
+
+/// A model vendor's adapter: encodes a [`Request`] for the vendor, sends it,
+/// and turns the answer into universal [`Event`]s.
+///
+/// Object-safe: a [`Registry`](crate::llm::Registry) holds `Arc<dyn LlmProvider>`.
+///
+/// ```
+/// use futures::StreamExt;
+/// use skillkit::llm::{Event, EventStream, LlmError, LlmProvider, Request, StopReason, Usage};
+///
+/// /// Answers every request with "pong".
+/// struct Pong;
+///
+/// #[skillkit::async_trait]
+/// impl LlmProvider for Pong {
+///     fn name(&self) -> &str { "pong" }
+///     async fn stream(&self, _request: Request) -> Result<EventStream, LlmError> {
+///         let events = vec![
+///             Event::delta("pong"),
+///             Event::Usage(Usage::default()),
+///             Event::Done { stop_reason: StopReason::EndTurn },
+///         ];
+///         Ok(Box::pin(futures::stream::iter(events)))
+///     }
+/// }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let events: Vec<Event> = Pong.stream(Request::default()).await.unwrap().collect().await;
+/// assert_eq!(events[0], Event::delta("pong"));
+/// # });
+/// ```
+#[async_trait::async_trait]
+pub trait LlmProvider: Send + Sync {
+    /// A short name for logs and errors (`anthropic`, `openai`, …).
+    fn name(&self) -> &str;
+
+    /// The model used when a request names none.
+    fn default_model(&self) -> Option<&str> {
+        None
+    }
+
+    /// Sends `request` and streams the answer. An `Err` means nothing was
+    /// streamed: no key, a bad request, retries exhausted.
+    async fn stream(&self, request: Request) -> Result<EventStream, LlmError>;
+}
+
+/// Shows the adapter's name, so results holding a provider can be printed.
+impl std::fmt::Debug for dyn LlmProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmProvider")
+            .field("name", &self.name())
+            .finish_non_exhaustive()
+    }
+}

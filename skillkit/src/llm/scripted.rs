@@ -1,0 +1,264 @@
+//! [`Scripted`]: an adapter that plays queued answers, for tests and offline demos.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::Value;
+
+use crate::llm::{Event, EventStream, LlmError, LlmProvider, Request, StopReason, ToolCall, Usage};
+
+/// One queued answer of a [`Scripted`] adapter.
+///
+/// ```
+/// use skillkit::llm::{Reply, ToolCall};
+/// let reply = Reply::ToolCalls { text: String::new(), calls: vec![ToolCall::new("1", "clock", serde_json::json!({}))] };
+/// assert!(matches!(reply, Reply::ToolCalls { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// Text, then `end_turn`.
+    Text(String),
+    /// Optional text and tool calls, then `tool_use`.
+    ToolCalls {
+        /// Text before the calls; may be empty.
+        text: String,
+        /// The calls.
+        calls: Vec<ToolCall>,
+    },
+    /// The request fails before streaming, with this error.
+    Fail(LlmError),
+    /// These exact events (to script a mid-stream [`Event::Error`], say).
+    Events(Vec<Event>),
+}
+
+type Hook = Arc<dyn Fn(&Request) + Send + Sync>;
+
+/// An adapter that answers each request with the next queued [`Reply`] and
+/// remembers every request it got.
+///
+/// A cheap cloneable handle: keep one clone to queue replies and read the
+/// requests while a registry or an agent holds another. A request that finds
+/// the queue empty fails with [`LlmError::ScriptExhausted`].
+///
+/// Usage counts are words: the request's words as input tokens, the reply's
+/// as output tokens.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::llm::{LlmProvider, Message, Request, Response, Scripted};
+/// let script = Scripted::new()
+///     .tool_call("call_1", "clock", serde_json::json!({}))
+///     .text("It is noon.");
+/// let first = Response::collect(script.stream(Request::new(vec![Message::user("Time?")])).await.unwrap()).await.unwrap();
+/// assert_eq!(first.message.tool_calls[0].name, "clock");
+/// let second = Response::collect(script.stream(Request::default()).await.unwrap()).await.unwrap();
+/// assert_eq!(second.message.text, "It is noon.");
+/// assert_eq!(script.requests().len(), 2);
+/// assert!(script.stream(Request::default()).await.is_err());
+/// # });
+/// ```
+#[derive(Clone, Default)]
+pub struct Scripted {
+    state: Arc<Mutex<State>>,
+}
+
+#[derive(Default)]
+struct State {
+    replies: VecDeque<Reply>,
+    requests: Vec<Request>,
+    hook: Option<Hook>,
+}
+
+impl fmt::Debug for Scripted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Scripted")
+            .field("queued", &state.replies.len())
+            .field("requests", &state.requests.len())
+            .finish()
+    }
+}
+
+impl Scripted {
+    /// An adapter with nothing queued.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::llm::Scripted::new().remaining(), 0);
+    /// ```
+    pub fn new() -> Self {
+        Scripted::default()
+    }
+
+    /// Queues a text answer.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::llm::Scripted::new().text("a").text("b").remaining(), 2);
+    /// ```
+    pub fn text(self, text: impl Into<String>) -> Self {
+        self.push(Reply::Text(text.into()));
+        self
+    }
+
+    /// Queues an answer that calls one tool.
+    ///
+    /// ```
+    /// let s = skillkit::llm::Scripted::new().tool_call("1", "clock", serde_json::json!({}));
+    /// assert_eq!(s.remaining(), 1);
+    /// ```
+    pub fn tool_call(self, id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        self.push(Reply::ToolCalls {
+            text: String::new(),
+            calls: vec![ToolCall::new(id, name, input)],
+        });
+        self
+    }
+
+    /// Queues a request that fails before streaming.
+    ///
+    /// ```
+    /// let s = skillkit::llm::Scripted::new()
+    ///     .error(skillkit::llm::LlmError::Other { provider: "scripted".into(), message: "down".into() });
+    /// assert_eq!(s.remaining(), 1);
+    /// ```
+    pub fn error(self, error: LlmError) -> Self {
+        self.push(Reply::Fail(error));
+        self
+    }
+
+    /// Queues any reply, through a shared handle.
+    ///
+    /// ```
+    /// let s = skillkit::llm::Scripted::new();
+    /// s.push(skillkit::llm::Reply::Text("hi".into()));
+    /// assert_eq!(s.remaining(), 1);
+    /// ```
+    pub fn push(&self, reply: Reply) {
+        self.lock().replies.push_back(reply);
+    }
+
+    /// Calls `hook` with every request, as it arrives (before its reply is
+    /// taken from the queue).
+    ///
+    /// ```
+    /// use std::sync::{Arc, atomic::{AtomicUsize, Ordering}};
+    /// let seen = Arc::new(AtomicUsize::new(0));
+    /// let count = seen.clone();
+    /// let s = skillkit::llm::Scripted::new().on_request(move |r| { count.fetch_add(r.messages.len(), Ordering::SeqCst); });
+    /// # let _ = s;
+    /// ```
+    pub fn on_request(self, hook: impl Fn(&Request) + Send + Sync + 'static) -> Self {
+        self.lock().hook = Some(Arc::new(hook));
+        self
+    }
+
+    /// Every request received so far, in order.
+    ///
+    /// ```
+    /// assert!(skillkit::llm::Scripted::new().requests().is_empty());
+    /// ```
+    pub fn requests(&self) -> Vec<Request> {
+        self.lock().requests.clone()
+    }
+
+    /// How many replies are still queued.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::llm::Scripted::new().remaining(), 0);
+    /// ```
+    pub fn remaining(&self) -> usize {
+        self.lock().replies.len()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panicking hook poisons the lock; the queue itself is still sound.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[async_trait::async_trait]
+impl LlmProvider for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        Some("scripted")
+    }
+
+    async fn stream(&self, request: Request) -> Result<EventStream, LlmError> {
+        let hook = self.lock().hook.clone();
+        if let Some(hook) = hook {
+            hook(&request);
+        }
+        let input_tokens = words_in(&request);
+        let (reply, number) = {
+            let mut state = self.lock();
+            state.requests.push(request);
+            (state.replies.pop_front(), state.requests.len())
+        };
+        let events = match reply.ok_or(LlmError::ScriptExhausted { request: number })? {
+            Reply::Fail(error) => return Err(error),
+            Reply::Events(events) => events,
+            Reply::Text(text) => answer(&text, &[], StopReason::EndTurn, input_tokens),
+            Reply::ToolCalls { text, calls } => {
+                answer(&text, &calls, StopReason::ToolUse, input_tokens)
+            }
+        };
+        Ok(Box::pin(futures::stream::iter(events)))
+    }
+}
+
+fn answer(
+    text: &str,
+    calls: &[ToolCall],
+    stop_reason: StopReason,
+    input_tokens: u64,
+) -> Vec<Event> {
+    let mut events = Vec::new();
+    if !text.is_empty() {
+        events.push(Event::delta(text));
+    }
+    for call in calls {
+        events.push(Event::ToolCallStart {
+            id: call.id.clone(),
+            name: call.name.clone(),
+        });
+        events.push(Event::ToolCallComplete {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+        });
+    }
+    let output_tokens = words(text)
+        + calls
+            .iter()
+            .map(|c| words(&c.input.to_string()))
+            .sum::<u64>();
+    events.push(Event::Usage(Usage {
+        input_tokens,
+        output_tokens,
+        ..Default::default()
+    }));
+    events.push(Event::Done { stop_reason });
+    events
+}
+
+fn words(text: &str) -> u64 {
+    text.split_whitespace().count() as u64
+}
+
+fn words_in(request: &Request) -> u64 {
+    use crate::llm::Message;
+    request
+        .messages
+        .iter()
+        .map(|message| match message {
+            Message::System { text } | Message::User { text } => words(text),
+            Message::Assistant(a) => words(&a.text),
+            Message::ToolResult(r) => words(&r.content),
+        })
+        .sum()
+}
