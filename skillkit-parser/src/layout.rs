@@ -11,9 +11,12 @@
 //! A directory that directly holds skill folders (`<dir>/<skill>/SKILL.md`) and a
 //! single skill folder (`<dir>/SKILL.md`) are kits too.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use crate::{AGENT_FILE, Diagnostic, SKILL_FILE};
 
@@ -22,6 +25,85 @@ pub const AGENTS_DIR: &str = "agents";
 
 /// How deep below the kit root `SKILL.md` files are looked for.
 pub const MAX_DEPTH: usize = 8;
+
+/// A file or directory changed this close to the moment it was read is read
+/// again next time: its stamp cannot prove a later change would alter it (git's
+/// "racy" rule). Two seconds covers the coarsest common filesystems (FAT, SMB).
+pub const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// What identifies a file's content (or a directory's entry list) without
+/// reading it: size, mtime, inode and ctime.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("SKILL.md");
+/// std::fs::write(&path, "a").unwrap();
+/// let stamp = skillkit_parser::layout::Stamp::of(&path).unwrap();
+/// // Just written: too fresh to be trusted next time.
+/// assert!(stamp.is_racy(std::time::SystemTime::now()));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    len: u64,
+    mtime: Option<SystemTime>,
+    inode: u64,
+    ctime: i128,
+}
+
+impl Stamp {
+    /// The stamp of the file or directory at `path` (symlinks followed), or
+    /// `None` if it cannot be read.
+    ///
+    /// ```
+    /// assert!(skillkit_parser::layout::Stamp::of("/no/such/file".as_ref()).is_none());
+    /// ```
+    pub fn of(path: &Path) -> Option<Stamp> {
+        fs::metadata(path).ok().map(|meta| Stamp::from_metadata(&meta))
+    }
+
+    /// The stamp of already read metadata.
+    ///
+    /// ```
+    /// let meta = std::fs::metadata(".").unwrap();
+    /// let _ = skillkit_parser::layout::Stamp::from_metadata(&meta);
+    /// ```
+    pub fn from_metadata(meta: &fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let (inode, ctime) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                meta.ino(),
+                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+            )
+        };
+        #[cfg(not(unix))]
+        let (inode, ctime) = (0, 0);
+        Stamp {
+            len: meta.len(),
+            mtime: meta.modified().ok(),
+            inode,
+            ctime,
+        }
+    }
+
+    /// Whether the file changed within [`RACY_WINDOW`] of `read_at`, so that an
+    /// edit right after the read could leave the stamp unchanged.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let stamp = skillkit_parser::layout::Stamp::of(dir.path()).unwrap();
+    /// let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3);
+    /// assert!(!stamp.is_racy(later));
+    /// ```
+    pub fn is_racy(&self, read_at: SystemTime) -> bool {
+        match self.mtime {
+            Some(mtime) => read_at
+                .duration_since(mtime)
+                .map_or(true, |age| age < RACY_WINDOW),
+            None => true,
+        }
+    }
+}
 
 /// The files of one kit, in a deterministic (sorted) order.
 ///
@@ -57,21 +139,12 @@ impl KitLayout {
     /// assert!(skillkit_parser::KitLayout::scan("/no/such/kit".as_ref()).is_err());
     /// ```
     pub fn scan(root: &Path) -> io::Result<KitLayout> {
-        let mut layout = KitLayout {
-            root: root.to_path_buf(),
-            ..KitLayout::default()
-        };
-        let entries = fs::read_dir(root)?;
-        layout.walk(entries, root, 0);
-        // Byte order of the paths: deterministic, and cheaper than comparing
-        // path components.
-        layout
-            .skills
-            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        layout
-            .agents
-            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        Ok(layout)
+        Walk {
+            scanner: None,
+            layout: KitLayout::default(),
+            read_at: SystemTime::now(),
+        }
+        .run(root)
     }
 
     /// Whether the kit holds nothing to load.
@@ -95,56 +168,202 @@ impl KitLayout {
             .chain(&self.agents)
             .map(PathBuf::as_path)
     }
+}
 
-    fn walk(&mut self, entries: fs::ReadDir, dir: &Path, depth: usize) {
-        for entry in entries {
+/// Scans one kit again and again, cheaply: a directory whose stamp is unchanged
+/// since the previous scan (and was not racy) is not read again, its entries
+/// are reused. Adding, removing or renaming an entry changes a directory's
+/// mtime, so the answer is the same as a fresh [`KitLayout::scan`]; only
+/// directories are remembered, never file contents.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let root = dir.path();
+/// std::fs::create_dir_all(root.join("a")).unwrap();
+/// std::fs::write(root.join("a/SKILL.md"), "x").unwrap();
+/// let mut scanner = skillkit_parser::layout::Scanner::new();
+/// assert_eq!(scanner.scan(root).unwrap().skills.len(), 1);
+/// std::fs::create_dir_all(root.join("b")).unwrap();
+/// std::fs::write(root.join("b/SKILL.md"), "x").unwrap();
+/// assert_eq!(scanner.scan(root).unwrap().skills.len(), 2);
+/// ```
+#[derive(Debug, Default)]
+pub struct Scanner {
+    dirs: HashMap<PathBuf, CachedListing>,
+}
+
+#[derive(Debug)]
+struct CachedListing {
+    stamp: Stamp,
+    racy: bool,
+    listing: Arc<Listing>,
+    seen: bool,
+}
+
+impl Scanner {
+    /// A scanner that remembers nothing yet.
+    ///
+    /// ```
+    /// let scanner = skillkit_parser::layout::Scanner::new();
+    /// ```
+    pub fn new() -> Self {
+        Scanner::default()
+    }
+
+    /// The files of the kit at `root`, as [`KitLayout::scan`] finds them.
+    ///
+    /// ```
+    /// let mut scanner = skillkit_parser::layout::Scanner::new();
+    /// assert!(scanner.scan("/no/such/kit".as_ref()).is_err());
+    /// ```
+    pub fn scan(&mut self, root: &Path) -> io::Result<KitLayout> {
+        for cached in self.dirs.values_mut() {
+            cached.seen = false;
+        }
+        let read_at = SystemTime::now();
+        let walk = Walk {
+            scanner: Some(&mut *self),
+            layout: KitLayout::default(),
+            read_at,
+        };
+        let layout = walk.run(root);
+        self.dirs.retain(|_, cached| cached.seen);
+        layout
+    }
+
+    /// The entries of `dir`: remembered ones when its stamp is unchanged.
+    fn listing(&mut self, dir: &Path, read_at: SystemTime) -> io::Result<Arc<Listing>> {
+        let stamp = Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+        if let Some(cached) = self.dirs.get_mut(dir) {
+            if cached.stamp == stamp && !cached.racy {
+                cached.seen = true;
+                return Ok(Arc::clone(&cached.listing));
+            }
+        }
+        let listing = Arc::new(Listing::read(dir)?);
+        let cached = CachedListing {
+            stamp,
+            racy: stamp.is_racy(read_at),
+            listing: Arc::clone(&listing),
+            seen: true,
+        };
+        self.dirs.insert(dir.to_path_buf(), cached);
+        Ok(listing)
+    }
+}
+
+/// The kinds of directory entries the layout cares about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    /// Resolved at each walk, so a retargeted link is followed.
+    Symlink,
+}
+
+/// A directory's non-hidden, UTF-8 named entries.
+#[derive(Debug, Default)]
+struct Listing {
+    entries: Vec<(String, Kind)>,
+}
+
+impl Listing {
+    fn read(dir: &Path) -> io::Result<Listing> {
+        let mut entries = Vec::new();
+        for entry in fs::read_dir(dir)? {
             let Ok(entry) = entry else { continue };
-            let file_name = entry.file_name();
-            let Some(name) = file_name.to_str() else {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let Ok(file_type) = entry.file_type() else {
                 continue;
             };
             if name.starts_with('.') {
                 continue;
             }
-            let path = entry.path();
-            let Some(is_dir) = entry_is_dir(&entry, &path, dir) else {
-                continue;
+            let kind = if file_type.is_symlink() {
+                Kind::Symlink
+            } else if file_type.is_dir() {
+                Kind::Dir
+            } else {
+                Kind::File
             };
-            if !is_dir {
-                if name == SKILL_FILE {
-                    self.skills.push(path);
-                } else if depth == 0 && name == AGENT_FILE {
-                    self.agent = Some(path);
-                }
-            } else if depth == 0 && name == AGENTS_DIR {
-                self.scan_agents(&path);
-            } else if depth < MAX_DEPTH {
-                match fs::read_dir(&path) {
-                    Ok(children) => self.walk(children, &path, depth + 1),
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => self.diagnostics.push(unreadable(&path, &e)),
-                }
+            entries.push((name, kind));
+        }
+        Ok(Listing { entries })
+    }
+}
+
+/// One scan of one kit.
+struct Walk<'a> {
+    scanner: Option<&'a mut Scanner>,
+    layout: KitLayout,
+    read_at: SystemTime,
+}
+
+impl Walk<'_> {
+    fn run(mut self, root: &Path) -> io::Result<KitLayout> {
+        self.layout.root = root.to_path_buf();
+        let listing = self.listing(root)?;
+        self.walk(&listing, root, 0);
+        // Byte order of the paths: deterministic, and cheaper than comparing
+        // path components.
+        let mut layout = self.layout;
+        layout
+            .skills
+            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        layout
+            .agents
+            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        Ok(layout)
+    }
+
+    fn listing(&mut self, dir: &Path) -> io::Result<Arc<Listing>> {
+        match &mut self.scanner {
+            Some(scanner) => scanner.listing(dir, self.read_at),
+            None => Listing::read(dir).map(Arc::new),
+        }
+    }
+
+    /// The listing of child directory `path`, or `None` (with a diagnostic
+    /// when it exists but cannot be read).
+    fn child(&mut self, path: &Path) -> Option<Arc<Listing>> {
+        match self.listing(path) {
+            Ok(listing) => Some(listing),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => {
+                self.layout.diagnostics.push(unreadable(path, &e));
+                None
             }
         }
     }
 
-    fn scan_agents(&mut self, dir: &Path) {
-        match fs::read_dir(dir) {
-            Ok(entries) => {
-                for entry in entries.flatten() {
-                    let path = entry.path();
-                    let hidden = entry
-                        .file_name()
-                        .to_str()
-                        .is_none_or(|n| n.starts_with('.'));
-                    let markdown = path.extension().is_some_and(|e| e == "md");
-                    if !hidden && markdown && entry_is_dir(&entry, &path, dir) == Some(false) {
-                        self.agents.push(path);
+    fn walk(&mut self, listing: &Listing, dir: &Path, depth: usize) {
+        for (name, kind) in &listing.entries {
+            let path = dir.join(name);
+            let Some(is_dir) = resolve(*kind, &path, dir) else {
+                continue;
+            };
+            if !is_dir {
+                if name == SKILL_FILE {
+                    self.layout.skills.push(path);
+                } else if depth == 0 && name == AGENT_FILE {
+                    self.layout.agent = Some(path);
+                }
+            } else if depth == 0 && name == AGENTS_DIR {
+                if let Some(agents) = self.child(&path) {
+                    for (name, kind) in &agents.entries {
+                        let file = path.join(name);
+                        if name.ends_with(".md") && resolve(*kind, &file, &path) == Some(false) {
+                            self.layout.agents.push(file);
+                        }
                     }
                 }
+            } else if depth < MAX_DEPTH {
+                if let Some(children) = self.child(&path) {
+                    self.walk(&children, &path, depth + 1);
+                }
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => self.diagnostics.push(unreadable(dir, &e)),
         }
     }
 }
@@ -153,22 +372,25 @@ fn unreadable(path: &Path, err: &io::Error) -> Diagnostic {
     Diagnostic::warning(0, 0, format!("folder skipped, it cannot be read: {err}")).with_path(path)
 }
 
-/// Whether `entry` is a directory (following symlinks); `None` for entries to
-/// skip: vanished ones and symlinks that loop back to an ancestor.
-fn entry_is_dir(entry: &fs::DirEntry, path: &Path, parent: &Path) -> Option<bool> {
-    let file_type = entry.file_type().ok()?;
-    if !file_type.is_symlink() {
-        return Some(file_type.is_dir());
-    }
-    let meta = fs::metadata(path).ok()?;
-    if meta.is_dir() {
-        let target = fs::canonicalize(path).ok()?;
-        let here = fs::canonicalize(parent).ok()?;
-        if here.starts_with(&target) {
-            return None;
+/// Whether an entry of kind `kind` at `path` is a directory, following
+/// symlinks; `None` for entries to skip: vanished ones and symlinks that loop
+/// back to an ancestor.
+fn resolve(kind: Kind, path: &Path, parent: &Path) -> Option<bool> {
+    match kind {
+        Kind::File => Some(false),
+        Kind::Dir => Some(true),
+        Kind::Symlink => {
+            let meta = fs::metadata(path).ok()?;
+            if meta.is_dir() {
+                let target = fs::canonicalize(path).ok()?;
+                let here = fs::canonicalize(parent).ok()?;
+                if here.starts_with(&target) {
+                    return None;
+                }
+            }
+            Some(meta.is_dir())
         }
     }
-    Some(meta.is_dir())
 }
 
 /// The kit name of a directory: its base name.
@@ -199,18 +421,13 @@ pub fn kit_name(root: &Path) -> Option<String> {
 /// assert_eq!(kits, [dir.path().join("a"), dir.path().join("b")]);
 /// ```
 pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut dirs = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let Ok(entry) = entry else { continue };
-        let path = entry.path();
-        let hidden = entry
-            .file_name()
-            .to_str()
-            .is_none_or(|n| n.starts_with('.'));
-        if !hidden && entry_is_dir(&entry, &path, dir) == Some(true) {
-            dirs.push(path);
-        }
-    }
+    let mut dirs: Vec<PathBuf> = Listing::read(dir)?
+        .entries
+        .into_iter()
+        .map(|(name, kind)| (dir.join(name), kind))
+        .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
+        .map(|(path, _)| path)
+        .collect();
     dirs.sort();
     Ok(dirs)
 }
@@ -259,6 +476,42 @@ mod tests {
             layout.skills,
             [root.join("linked/SKILL.md"), root.join("skills/a/SKILL.md")]
         );
+    }
+
+    #[test]
+    fn a_scanner_sees_additions_removals_and_edits_deep_down() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(&root.join("skills/a/SKILL.md"));
+        let mut scanner = Scanner::new();
+        assert_eq!(scanner.scan(root).unwrap(), KitLayout::scan(root).unwrap());
+        write(&root.join("skills/a/deep/b/SKILL.md"));
+        write(&root.join("agents/x.md"));
+        assert_eq!(scanner.scan(root).unwrap(), KitLayout::scan(root).unwrap());
+        assert_eq!(scanner.scan(root).unwrap().skills.len(), 2);
+        fs::remove_dir_all(root.join("skills/a/deep")).unwrap();
+        assert_eq!(scanner.scan(root).unwrap(), KitLayout::scan(root).unwrap());
+        assert_eq!(scanner.scan(root).unwrap().skills.len(), 1);
+    }
+
+    #[test]
+    fn unchanged_old_directories_are_not_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(&root.join("skills/a/SKILL.md"));
+        let old = SystemTime::now() - Duration::from_secs(60);
+        for d in [root.to_path_buf(), root.join("skills"), root.join("skills/a")] {
+            fs::File::open(&d).unwrap().set_modified(old).unwrap();
+        }
+        let mut scanner = Scanner::new();
+        scanner.scan(root).unwrap();
+        let before = Arc::clone(&scanner.dirs[&root.join("skills")].listing);
+        scanner.scan(root).unwrap();
+        assert!(Arc::ptr_eq(&before, &scanner.dirs[&root.join("skills")].listing));
+        // A racy (fresh) directory is read again.
+        write(&root.join("skills/b/SKILL.md"));
+        scanner.scan(root).unwrap();
+        assert!(!Arc::ptr_eq(&before, &scanner.dirs[&root.join("skills")].listing));
     }
 
     #[test]

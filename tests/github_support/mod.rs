@@ -522,15 +522,18 @@ pub fn gzip_bomb(files: usize) -> Vec<u8> {
     encoder.get_ref().clone()
 }
 
-/// Every path under `root`, relative, sorted.
+/// Every path under `root`, relative, sorted. Entries that vanish during the
+/// walk (a cleanup still running) are left out.
 pub fn files_under(root: &Path) -> Vec<String> {
     let mut found = Vec::new();
     if root.exists() {
         let mut stack = vec![root.to_path_buf()];
         while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                let meta = std::fs::symlink_metadata(&path).unwrap();
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries {
+                let Ok(entry) = entry else { continue };
+                let path = entry.path();
+                let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
                 found.push(path.strip_prefix(root).unwrap().display().to_string());
                 if meta.is_dir() {
                     stack.push(path);

@@ -1,29 +1,29 @@
 //! [`Local`]: kits in directories on disk, always fresh, never re-parsed for
 //! nothing.
 //!
-//! Every query walks the kit directory again, so a new, edited or deleted file
+//! Every query checks the kit directory again, so a new, edited or deleted file
 //! shows at once. A file is parsed again only when its stamp (size, mtime, inode,
 //! ctime) changed, or when its mtime was too close to the moment it was read to
 //! be trusted (the "racy" rule git uses: an edit within the filesystem's
-//! timestamp granularity of the read can leave the stamp unchanged).
+//! timestamp granularity of the read can leave the stamp unchanged). Directories
+//! are listed again only when their own stamp changed (adding, removing or
+//! renaming an entry changes it), with the same racy rule; see
+//! [`Scanner`](skillkit_parser::layout::Scanner).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
-use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, KitLayout, SkillDocument, layout};
+use skillkit_parser::layout::{self, Scanner, Stamp};
+use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, KitLayout, SkillDocument};
 
 use crate::agent::AgentDefinition;
 use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
 use crate::skill::{Metadata, Skill};
-
-/// A file whose mtime is this close to the moment it was read is read again at
-/// the next query. Two seconds covers the coarsest common filesystems (FAT, SMB).
-const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// Kits from directories.
 ///
@@ -79,57 +79,13 @@ struct Cache {
     kits: HashMap<PathBuf, KitCache>,
 }
 
-/// One kit directory's files (keyed by path bytes, cheaper to hash than path
-/// components) and the kit last built from them.
+/// One kit directory: its directory listings, its files (keyed by path
+/// bytes, cheaper to hash than path components) and the kit last built.
 #[derive(Default)]
 struct KitCache {
+    scanner: Scanner,
     files: HashMap<OsString, CachedFile>,
     kit: Option<Kit>,
-}
-
-/// What identifies a file's content without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    len: u64,
-    mtime: Option<SystemTime>,
-    inode: u64,
-    ctime: i128,
-}
-
-impl Stamp {
-    fn of(path: &Path) -> Option<Stamp> {
-        std::fs::metadata(path).ok().map(|meta| Stamp::from(&meta))
-    }
-
-    fn from(meta: &std::fs::Metadata) -> Stamp {
-        #[cfg(unix)]
-        let (inode, ctime) = {
-            use std::os::unix::fs::MetadataExt;
-            (
-                meta.ino(),
-                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-            )
-        };
-        #[cfg(not(unix))]
-        let (inode, ctime) = (0, 0);
-        Stamp {
-            len: meta.len(),
-            mtime: meta.modified().ok(),
-            inode,
-            ctime,
-        }
-    }
-
-    /// Whether the file changed too close to `read_at` for the stamp to prove
-    /// a later edit would change it.
-    fn is_racy(&self, read_at: SystemTime) -> bool {
-        match self.mtime {
-            Some(mtime) => read_at
-                .duration_since(mtime)
-                .map_or(true, |age| age < RACY_WINDOW),
-            None => true,
-        }
-    }
 }
 
 #[derive(Clone)]
@@ -215,92 +171,85 @@ impl Local {
     pub fn load(&self) -> Result<Vec<Kit>, ProviderError> {
         let inner = &self.inner;
         let mut cache = inner.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut previous = std::mem::take(&mut cache.kits);
         let io = |source| ProviderError::Io {
             path: inner.dir.clone(),
             source,
         };
-        let mut refresh = |name: String, found: KitLayout| {
-            let old = previous.remove(&found.root).unwrap_or_default();
-            let root = found.root.clone();
-            let (kit, fresh) = refresh(&inner.label, name, found, old);
-            cache.kits.insert(root, fresh);
-            kit
-        };
-        if inner.each {
-            let mut kits = Vec::new();
-            for dir in layout::kit_dirs(&inner.dir).map_err(io)? {
-                let Some(name) = layout::kit_name(&dir) else {
-                    continue;
-                };
-                match KitLayout::scan(&dir) {
-                    Ok(found) => kits.push(refresh(name, found)),
-                    Err(e) => {
-                        tracing::warn!(provider = %inner.label, path = %dir.display(), "kit directory skipped: {e}")
-                    }
-                }
-            }
-            Ok(kits)
-        } else {
-            let found = KitLayout::scan(&inner.dir).map_err(io)?;
+        if !inner.each {
             let name = inner
                 .name
                 .clone()
                 .or_else(|| layout::kit_name(&inner.dir))
                 .unwrap_or_else(|| "local".to_owned());
-            Ok(vec![refresh(name, found)])
+            let kit_cache = cache.kits.entry(inner.dir.clone()).or_default();
+            return Ok(vec![refresh(&inner.label, name, &inner.dir, kit_cache).map_err(io)?]);
         }
+        let mut previous = std::mem::take(&mut cache.kits);
+        let mut kits = Vec::new();
+        for dir in layout::kit_dirs(&inner.dir).map_err(io)? {
+            let Some(name) = layout::kit_name(&dir) else {
+                continue;
+            };
+            let mut kit_cache = previous.remove(&dir).unwrap_or_default();
+            match refresh(&inner.label, name, &dir, &mut kit_cache) {
+                Ok(kit) => {
+                    kits.push(kit);
+                    cache.kits.insert(dir, kit_cache);
+                }
+                Err(e) => tracing::warn!(provider = %inner.label, path = %dir.display(), "kit directory skipped: {e}"),
+            }
+        }
+        Ok(kits)
     }
 }
 
 /// Files loaded on worker threads when at least this many need (re)loading.
 const PARALLEL_FROM: usize = 16;
 
-/// The kit of `found`, re-reading only files whose stamp changed (or that
-/// were racy), and reusing the previous kit when nothing changed at all.
-fn refresh(provider: &str, name: String, found: KitLayout, mut old: KitCache) -> (Kit, KitCache) {
+/// The kit in `root`, re-reading only files whose stamp changed (or that were
+/// racy), and reusing the previous kit when nothing changed at all.
+fn refresh(provider: &str, name: String, root: &Path, cache: &mut KitCache) -> std::io::Result<Kit> {
+    let found = cache.scanner.scan(root)?;
     let read_at = SystemTime::now();
     let paths: Vec<&Path> = found.files().collect();
-    let mut files: Vec<Option<CachedFile>> = Vec::with_capacity(paths.len());
-    let mut to_load = Vec::new();
-    for (i, path) in paths.iter().enumerate() {
-        match old.files.remove(path.as_os_str()) {
-            Some(cached) if !cached.racy && Stamp::of(path) == Some(cached.stamp) => {
-                files.push(Some(cached))
-            }
-            _ => {
-                files.push(None);
-                to_load.push(i);
-            }
-        }
-    }
-    let unchanged = to_load.is_empty() && old.files.is_empty();
-    for (i, file) in load_all(&name, &paths, &to_load, read_at) {
-        if let Some(file) = &file {
-            for diagnostic in &file.diagnostics {
-                let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
-                let skipped = if diagnostic.is_error() {
-                    "file skipped: "
-                } else {
-                    ""
-                };
-                tracing::warn!(provider, kit = %name, path = path.as_deref(), line = diagnostic.line, "{skipped}{}", diagnostic.message);
-            }
-        }
-        files[i] = file;
-    }
-    let reusable = old.kit.filter(|kit| unchanged && kit.name == name);
-    let kit = reusable.unwrap_or_else(|| assemble(name, &found, &paths, &files));
-    let files = paths
+    let to_load: Vec<usize> = paths
         .iter()
-        .zip(files)
-        .filter_map(|(path, file)| Some((path.as_os_str().to_owned(), file?)))
+        .enumerate()
+        .filter(|(_, path)| {
+            let cached = cache.files.get(path.as_os_str());
+            !cached.is_some_and(|c| !c.racy && Stamp::of(path) == Some(c.stamp))
+        })
+        .map(|(i, _)| i)
         .collect();
-    let fresh = KitCache {
-        files,
-        kit: Some(kit.clone()),
-    };
-    (kit, fresh)
+    // Every file present is cached and unchanged, and none vanished.
+    let unchanged = to_load.is_empty() && cache.files.len() == paths.len();
+    if let Some(kit) = cache.kit.as_ref().filter(|kit| unchanged && kit.name == name) {
+        return Ok(kit.clone());
+    }
+    for (i, file) in load_all(&name, &paths, &to_load, read_at) {
+        let key = paths[i].as_os_str();
+        match file {
+            Some(file) => {
+                for diagnostic in &file.diagnostics {
+                    let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
+                    let skipped = if diagnostic.is_error() { "file skipped: " } else { "" };
+                    tracing::warn!(provider, kit = %name, path = path.as_deref(), line = diagnostic.line, "{skipped}{}", diagnostic.message);
+                }
+                cache.files.insert(key.to_owned(), file);
+            }
+            None => {
+                cache.files.remove(key);
+            }
+        }
+    }
+    if cache.files.len() != paths.len() {
+        let present: std::collections::HashSet<&std::ffi::OsStr> = paths.iter().map(|p| p.as_os_str()).collect();
+        cache.files.retain(|path, _| present.contains(path.as_os_str()));
+    }
+    let files: Vec<Option<&CachedFile>> = paths.iter().map(|p| cache.files.get(p.as_os_str())).collect();
+    let kit = assemble(name, &found, &paths, &files);
+    cache.kit = Some(kit.clone());
+    Ok(kit)
 }
 
 /// Loads the files at indexes `to_load` of `paths`, in parallel when there
@@ -347,7 +296,7 @@ fn load_all(
 }
 
 /// Builds the kit from its loaded files.
-fn assemble(name: String, found: &KitLayout, paths: &[&Path], files: &[Option<CachedFile>]) -> Kit {
+fn assemble(name: String, found: &KitLayout, paths: &[&Path], files: &[Option<&CachedFile>]) -> Kit {
     let mut skills = Vec::new();
     let mut agents = Vec::new();
     let mut agent = None;
@@ -394,7 +343,7 @@ fn load_file(kit: &str, path: &Path, read_at: SystemTime) -> Option<CachedFile> 
             return Some(failed(stamp, read_at, diagnostic));
         }
     };
-    let stamp = Stamp::from(&meta);
+    let stamp = Stamp::from_metadata(&meta);
     let parsed =
         skillkit_parser::read_open_file(file, path).and_then(|bytes| parse(kit, path, &bytes));
     Some(match parsed {
@@ -480,15 +429,5 @@ mod tests {
         assert!(load_file("kit", &found.skills[0], now).is_none());
         let loaded = load_file("kit", &found.skills[1], now).unwrap();
         assert!(matches!(loaded.loaded, Loaded::Skill(s) if s.name == "kit:b"));
-    }
-
-    #[test]
-    fn fresh_files_are_racy_old_ones_are_not() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        std::fs::write(&path, "x").unwrap();
-        let stamp = Stamp::of(&path).unwrap();
-        assert!(stamp.is_racy(SystemTime::now()));
-        assert!(!stamp.is_racy(SystemTime::now() + Duration::from_secs(3)));
     }
 }
