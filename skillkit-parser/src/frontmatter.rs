@@ -60,8 +60,76 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diagnostic> {
     })
 }
 
-fn is_delimiter(line: &str) -> bool {
-    line.trim_end_matches(['\r', '\n']).trim_end() == "---"
+fn is_delimiter(line: &[u8]) -> bool {
+    let mut line = line;
+    while let [rest @ .., b'\n' | b'\r' | b' ' | b'\t'] = line {
+        line = rest;
+    }
+    line == b"---"
+}
+
+const MISSING: &str = "missing frontmatter: the file must start with a line `---`, then YAML fields \
+                       (`name: ...`, `description: ...`), then a closing line `---`";
+
+const NOT_CLOSED: &str = "frontmatter is not closed: add a line `---` after the YAML fields";
+
+/// Where a document's parts are, as byte offsets into the document (a leading
+/// byte-order mark included in the count).
+///
+/// ```
+/// let bounds = skillkit_parser::frontmatter::bounds(b"---\nname: a\n---\nHello").unwrap().unwrap();
+/// assert_eq!(bounds.yaml, 4..12);
+/// assert_eq!(bounds.body_start, 16);
+/// assert_eq!(bounds.body_line, 4);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounds {
+    /// The YAML between the delimiter lines.
+    pub yaml: std::ops::Range<usize>,
+    /// Where the body starts (just after the closing delimiter line).
+    pub body_start: usize,
+    /// The 1-based line where the body starts.
+    pub body_line: usize,
+}
+
+/// Finds the frontmatter of `bytes`, which may be only the beginning of a
+/// document: `Ok(None)` means the closing line is not in these bytes (yet).
+/// A first line that is not `---` is an error.
+///
+/// ```
+/// use skillkit_parser::frontmatter::bounds;
+/// assert!(bounds(b"---\nname: a\n").unwrap().is_none());
+/// assert!(bounds(b"# Title\n").is_err());
+/// ```
+pub fn bounds(bytes: &[u8]) -> Result<Option<Bounds>, Diagnostic> {
+    let bom = if bytes.starts_with("\u{feff}".as_bytes()) {
+        3
+    } else {
+        0
+    };
+    let mut lines = bytes[bom..]
+        .split_inclusive(|&b| b == b'\n')
+        .map(|line| (line, line.ends_with(b"\n")));
+    match lines.next() {
+        Some((first, complete)) if is_delimiter(first) && (complete || first.len() > 3) => {
+            let yaml_start = bom + first.len();
+            let mut offset = yaml_start;
+            for (line_no, (line, _)) in (2..).zip(lines) {
+                if is_delimiter(line) {
+                    return Ok(Some(Bounds {
+                        yaml: yaml_start..offset,
+                        body_start: offset + line.len(),
+                        body_line: line_no + 1,
+                    }));
+                }
+                offset += line.len();
+            }
+            Ok(None)
+        }
+        Some((first, false)) if b"---".starts_with(first) => Ok(None),
+        None => Ok(None),
+        Some(_) => Err(Diagnostic::error(1, 1, MISSING)),
+    }
 }
 
 /// Cuts `text` into frontmatter and body.
@@ -76,37 +144,24 @@ fn is_delimiter(line: &str) -> bool {
 /// assert_eq!(split("---\nname: a\n").unwrap_err().line, 1);
 /// ```
 pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
-    let text = strip_bom(text);
-    let mut lines = text.split_inclusive('\n');
-    let first = lines.next().unwrap_or("");
-    if !is_delimiter(first) {
-        return Err(Diagnostic::error(
-            1,
-            1,
-            "missing frontmatter: the file must start with a line `---`, then YAML fields \
-             (`name: ...`, `description: ...`), then a closing line `---`",
-        ));
-    }
-    let yaml_start = first.len();
-    let mut offset = yaml_start;
-    let mut line_no = 1;
-    for line in lines {
-        line_no += 1;
-        if is_delimiter(line) {
-            return Ok(Split {
-                yaml: &text[yaml_start..offset],
-                yaml_line: 2,
-                body: &text[offset + line.len()..],
-                body_line: line_no + 1,
-            });
+    match bounds(text.as_bytes())? {
+        // The delimiters are ASCII lines, so every offset is a char boundary.
+        Some(found) => Ok(Split {
+            yaml: &text[found.yaml],
+            yaml_line: 2,
+            body: &text[found.body_start..],
+            body_line: found.body_line,
+        }),
+        None => {
+            let first = strip_bom(text).split_inclusive('\n').next().unwrap_or("");
+            let message = if is_delimiter(first.as_bytes()) {
+                NOT_CLOSED
+            } else {
+                MISSING
+            };
+            Err(Diagnostic::error(1, 1, message))
         }
-        offset += line.len();
     }
-    Err(Diagnostic::error(
-        1,
-        1,
-        "frontmatter is not closed: add a line `---` after the YAML fields",
-    ))
 }
 
 /// Parses frontmatter YAML into a map with string keys.
@@ -116,7 +171,7 @@ pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
 /// mapping is a diagnostic. Alias bombs and deep nesting are refused by the YAML
 /// parser's budget, not followed. Booleans are YAML 1.2's (`true`/`false`
 /// only: `yes`, `on`, `y` stay text), numbers with leading zeros or underscores
-/// stay text, and duplicate keys are an error.
+/// stay text, and duplicate keys are an error (see the `yaml` module).
 ///
 /// ```
 /// use skillkit_parser::frontmatter::parse_mapping;
@@ -125,31 +180,13 @@ pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
 /// assert!(parse_mapping("- a\n- b\n", 2).unwrap_err().message.contains("mapping"));
 /// ```
 pub fn parse_mapping(yaml: &str, yaml_line: usize) -> Result<Map<String, Value>, Diagnostic> {
-    let options = serde_saphyr::options! {
-        strict_booleans: true,
-        leading_zero_numbers_as_strings: true,
-        underscored_numbers_as_strings: true,
-        with_snippet: false,
-    };
-    let value: Value = match serde_saphyr::from_str_with_options(yaml, options) {
-        Ok(value) => value,
-        Err(err) => {
-            let (line, column) = err.location().map_or((yaml_line, 1), |l| {
-                (yaml_line + l.line() as usize - 1, l.column() as usize)
-            });
-            let rendered = err.render_with_options(serde_saphyr::render_options! {
-                snippets: serde_saphyr::SnippetMode::Off,
-            });
-            return Err(Diagnostic::error(
-                line,
-                column,
-                format!(
-                    "invalid YAML in frontmatter: {}; fix the YAML (quote values that contain `: ` or start with a special character)",
-                    yaml_error_text(&rendered)
-                ),
-            ));
-        }
-    };
+    let value = crate::yaml::parse(yaml, yaml_line).map_err(|mut d| {
+        d.message = format!(
+            "invalid YAML in frontmatter: {}; fix the YAML (quote values that contain `: ` or start with a special character)",
+            d.message
+        );
+        d
+    })?;
     match value {
         Value::Null => Ok(Map::new()),
         Value::Object(map) => Ok(map),
@@ -161,25 +198,6 @@ pub fn parse_mapping(yaml: &str, yaml_line: usize) -> Result<Map<String, Value>,
                 kind_of(&other)
             ),
         )),
-    }
-}
-
-/// The YAML parser's message without its position (we give the position
-/// ourselves, as a file position) and without advice about its own options.
-fn yaml_error_text(message: &str) -> String {
-    let message = match message.rfind(" at line ") {
-        Some(at) => &message[..at],
-        None => message,
-    };
-    match message.strip_prefix("duplicate mapping key: ") {
-        Some(rest) => {
-            let key = rest
-                .split(", set DuplicateKeyPolicy")
-                .next()
-                .unwrap_or(rest);
-            format!("duplicate key `{key}`, remove one of them")
-        }
-        None => message.to_owned(),
     }
 }
 

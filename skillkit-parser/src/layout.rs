@@ -58,7 +58,9 @@ impl Stamp {
     /// assert!(skillkit_parser::layout::Stamp::of("/no/such/file".as_ref()).is_none());
     /// ```
     pub fn of(path: &Path) -> Option<Stamp> {
-        fs::metadata(path).ok().map(|meta| Stamp::from_metadata(&meta))
+        fs::metadata(path)
+            .ok()
+            .map(|meta| Stamp::from_metadata(&meta))
     }
 
     /// The stamp of already read metadata.
@@ -143,6 +145,7 @@ impl KitLayout {
             scanner: None,
             layout: KitLayout::default(),
             read_at: SystemTime::now(),
+            on_file: &mut |_| {},
         }
         .run(root)
     }
@@ -217,6 +220,28 @@ impl Scanner {
     /// assert!(scanner.scan("/no/such/kit".as_ref()).is_err());
     /// ```
     pub fn scan(&mut self, root: &Path) -> io::Result<KitLayout> {
+        self.scan_with(root, &mut |_| {})
+    }
+
+    /// Like [`scan`](Scanner::scan), calling `on_file` with each file of the kit
+    /// as soon as the walk finds it (in walk order, not sorted), so the caller
+    /// can start reading files while the walk goes on.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # std::fs::create_dir_all(dir.path().join("a")).unwrap();
+    /// # std::fs::write(dir.path().join("a/SKILL.md"), "x").unwrap();
+    /// let mut seen = Vec::new();
+    /// let layout = skillkit_parser::layout::Scanner::new()
+    ///     .scan_with(dir.path(), &mut |path| seen.push(path.to_path_buf()))
+    ///     .unwrap();
+    /// assert_eq!(seen, layout.skills);
+    /// ```
+    pub fn scan_with(
+        &mut self,
+        root: &Path,
+        on_file: &mut dyn FnMut(&Path),
+    ) -> io::Result<KitLayout> {
         for cached in self.dirs.values_mut() {
             cached.seen = false;
         }
@@ -225,6 +250,7 @@ impl Scanner {
             scanner: Some(&mut *self),
             layout: KitLayout::default(),
             read_at,
+            on_file,
         };
         let layout = walk.run(root);
         self.dirs.retain(|_, cached| cached.seen);
@@ -232,13 +258,25 @@ impl Scanner {
     }
 
     /// The entries of `dir`: remembered ones when its stamp is unchanged.
-    fn listing(&mut self, dir: &Path, read_at: SystemTime) -> io::Result<Arc<Listing>> {
-        let stamp = Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
-        if let Some(cached) = self.dirs.get_mut(dir) {
-            if cached.stamp == stamp && !cached.racy {
-                cached.seen = true;
-                return Ok(Arc::clone(&cached.listing));
-            }
+    /// `known` is the stamp its parent's listing just took, when it did (the
+    /// directory has not been seen before, so there is nothing to compare).
+    fn listing(
+        &mut self,
+        dir: &Path,
+        known: Option<Stamp>,
+        read_at: SystemTime,
+    ) -> io::Result<Arc<Listing>> {
+        let cached = self.dirs.get_mut(dir);
+        let stamp = match (known, &cached) {
+            (Some(stamp), None) => stamp,
+            _ => Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?,
+        };
+        if let Some(cached) = cached
+            && cached.stamp == stamp
+            && !cached.racy
+        {
+            cached.seen = true;
+            return Ok(Arc::clone(&cached.listing));
         }
         let listing = Arc::new(Listing::read(dir)?);
         let cached = CachedListing {
@@ -261,10 +299,12 @@ enum Kind {
     Symlink,
 }
 
-/// A directory's non-hidden, UTF-8 named entries.
+/// A directory's non-hidden, UTF-8 named entries, with the stamps of its
+/// sub-directories taken while listing (a stat relative to the open directory,
+/// cheaper than one by path).
 #[derive(Debug, Default)]
 struct Listing {
-    entries: Vec<(String, Kind)>,
+    entries: Vec<(String, Kind, Option<Stamp>)>,
 }
 
 impl Listing {
@@ -281,14 +321,17 @@ impl Listing {
             if name.starts_with('.') {
                 continue;
             }
-            let kind = if file_type.is_symlink() {
-                Kind::Symlink
+            let (kind, stamp) = if file_type.is_symlink() {
+                (Kind::Symlink, None)
             } else if file_type.is_dir() {
-                Kind::Dir
+                (
+                    Kind::Dir,
+                    entry.metadata().ok().map(|m| Stamp::from_metadata(&m)),
+                )
             } else {
-                Kind::File
+                (Kind::File, None)
             };
-            entries.push((name, kind));
+            entries.push((name, kind, stamp));
         }
         Ok(Listing { entries })
     }
@@ -299,12 +342,13 @@ struct Walk<'a> {
     scanner: Option<&'a mut Scanner>,
     layout: KitLayout,
     read_at: SystemTime,
+    on_file: &'a mut dyn FnMut(&Path),
 }
 
 impl Walk<'_> {
     fn run(mut self, root: &Path) -> io::Result<KitLayout> {
         self.layout.root = root.to_path_buf();
-        let listing = self.listing(root)?;
+        let listing = self.listing(root, None)?;
         self.walk(&listing, root, 0);
         // Byte order of the paths: deterministic, and cheaper than comparing
         // path components.
@@ -318,17 +362,17 @@ impl Walk<'_> {
         Ok(layout)
     }
 
-    fn listing(&mut self, dir: &Path) -> io::Result<Arc<Listing>> {
+    fn listing(&mut self, dir: &Path, known: Option<Stamp>) -> io::Result<Arc<Listing>> {
         match &mut self.scanner {
-            Some(scanner) => scanner.listing(dir, self.read_at),
+            Some(scanner) => scanner.listing(dir, known, self.read_at),
             None => Listing::read(dir).map(Arc::new),
         }
     }
 
     /// The listing of child directory `path`, or `None` (with a diagnostic
     /// when it exists but cannot be read).
-    fn child(&mut self, path: &Path) -> Option<Arc<Listing>> {
-        match self.listing(path) {
+    fn child(&mut self, path: &Path, known: Option<Stamp>) -> Option<Arc<Listing>> {
+        match self.listing(path, known) {
             Ok(listing) => Some(listing),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => {
@@ -339,30 +383,33 @@ impl Walk<'_> {
     }
 
     fn walk(&mut self, listing: &Listing, dir: &Path, depth: usize) {
-        for (name, kind) in &listing.entries {
+        for (name, kind, stamp) in &listing.entries {
             let path = dir.join(name);
             let Some(is_dir) = resolve(*kind, &path, dir) else {
                 continue;
             };
             if !is_dir {
                 if name == SKILL_FILE {
+                    (self.on_file)(&path);
                     self.layout.skills.push(path);
                 } else if depth == 0 && name == AGENT_FILE {
+                    (self.on_file)(&path);
                     self.layout.agent = Some(path);
                 }
             } else if depth == 0 && name == AGENTS_DIR {
-                if let Some(agents) = self.child(&path) {
-                    for (name, kind) in &agents.entries {
+                if let Some(agents) = self.child(&path, *stamp) {
+                    for (name, kind, _) in &agents.entries {
                         let file = path.join(name);
                         if name.ends_with(".md") && resolve(*kind, &file, &path) == Some(false) {
+                            (self.on_file)(&file);
                             self.layout.agents.push(file);
                         }
                     }
                 }
-            } else if depth < MAX_DEPTH {
-                if let Some(children) = self.child(&path) {
-                    self.walk(&children, &path, depth + 1);
-                }
+            } else if depth < MAX_DEPTH
+                && let Some(children) = self.child(&path, *stamp)
+            {
+                self.walk(&children, &path, depth + 1);
             }
         }
     }
@@ -424,7 +471,7 @@ pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut dirs: Vec<PathBuf> = Listing::read(dir)?
         .entries
         .into_iter()
-        .map(|(name, kind)| (dir.join(name), kind))
+        .map(|(name, kind, _)| (dir.join(name), kind))
         .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
         .map(|(path, _)| path)
         .collect();
@@ -500,18 +547,28 @@ mod tests {
         let root = dir.path();
         write(&root.join("skills/a/SKILL.md"));
         let old = SystemTime::now() - Duration::from_secs(60);
-        for d in [root.to_path_buf(), root.join("skills"), root.join("skills/a")] {
+        for d in [
+            root.to_path_buf(),
+            root.join("skills"),
+            root.join("skills/a"),
+        ] {
             fs::File::open(&d).unwrap().set_modified(old).unwrap();
         }
         let mut scanner = Scanner::new();
         scanner.scan(root).unwrap();
         let before = Arc::clone(&scanner.dirs[&root.join("skills")].listing);
         scanner.scan(root).unwrap();
-        assert!(Arc::ptr_eq(&before, &scanner.dirs[&root.join("skills")].listing));
+        assert!(Arc::ptr_eq(
+            &before,
+            &scanner.dirs[&root.join("skills")].listing
+        ));
         // A racy (fresh) directory is read again.
         write(&root.join("skills/b/SKILL.md"));
         scanner.scan(root).unwrap();
-        assert!(!Arc::ptr_eq(&before, &scanner.dirs[&root.join("skills")].listing));
+        assert!(!Arc::ptr_eq(
+            &before,
+            &scanner.dirs[&root.join("skills")].listing
+        ));
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod layout;
 pub mod name;
 pub mod skill;
 pub mod validate;
+mod yaml;
 
 use std::io::Read;
 use std::path::Path;
@@ -48,43 +49,101 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// ```
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Diagnostic> {
     let file = std::fs::File::open(path).map_err(|e| cannot_read(path, &e))?;
-    read_open_file(file, path)
+    let len = file.metadata().map_or(0, |m| m.len());
+    read_open_file(file, len, path)
 }
 
-/// Reads an already opened skill or agent file (at `path`, for diagnostics),
-/// refusing files over [`MAX_FILE_BYTES`].
+/// Reads an already opened skill or agent file of (expected) length `len`
+/// (at `path`, for diagnostics), refusing files over [`MAX_FILE_BYTES`].
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("SKILL.md");
 /// std::fs::write(&path, "---\nname: a\n---\n").unwrap();
 /// let file = std::fs::File::open(&path).unwrap();
-/// assert_eq!(skillkit_parser::read_open_file(file, &path).unwrap().len(), 16);
+/// assert_eq!(skillkit_parser::read_open_file(file, 16, &path).unwrap().len(), 16);
 /// ```
-pub fn read_open_file(file: std::fs::File, path: &Path) -> Result<Vec<u8>, Diagnostic> {
-    let too_large = || {
-        Diagnostic::error(
-            0,
-            0,
-            format!(
-                "the file is larger than {} MiB; split it up",
-                MAX_FILE_BYTES >> 20
-            ),
-        )
-        .with_path(path)
-    };
-    let len = file.metadata().map_or(0, |m| m.len());
+pub fn read_open_file(file: std::fs::File, len: u64, path: &Path) -> Result<Vec<u8>, Diagnostic> {
     if len > MAX_FILE_BYTES {
-        return Err(too_large());
+        return Err(too_large(path));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0) + 1);
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| cannot_read(path, &e))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large());
+        return Err(too_large(path));
     }
     Ok(bytes)
+}
+
+/// A file read as its head (the frontmatter, up to and including the closing
+/// delimiter line) and its body in a buffer of its own, with the body's first
+/// line; or, when no frontmatter was found, the whole file as the head.
+pub(crate) struct Parts {
+    pub(crate) head: Vec<u8>,
+    pub(crate) body: Option<(Vec<u8>, usize)>,
+}
+
+/// Reads an opened file of (expected) length `len`, cutting it after its
+/// frontmatter while reading, so the body lands in its own buffer without a copy.
+pub(crate) fn read_parts(file: std::fs::File, len: u64, path: &Path) -> Result<Parts, Diagnostic> {
+    if len > MAX_FILE_BYTES {
+        return Err(too_large(path));
+    }
+    let fail = |e: std::io::Error| cannot_read(path, &e);
+    let mut reader = file.take(MAX_FILE_BYTES + 1);
+    let mut head = Vec::with_capacity(usize::try_from(len.min(4096)).unwrap_or(4096));
+    let mut chunk = 4096u64;
+    loop {
+        let before = head.len();
+        (&mut reader)
+            .take(chunk)
+            .read_to_end(&mut head)
+            .map_err(fail)?;
+        let at_end = ((head.len() - before) as u64) < chunk;
+        match frontmatter::bounds(&head) {
+            Ok(Some(found)) => {
+                let rest = len.saturating_sub(found.body_start as u64);
+                let mut body = Vec::with_capacity(usize::try_from(rest).unwrap_or(0));
+                body.extend_from_slice(&head[found.body_start..]);
+                head.truncate(found.body_start);
+                // Read the `len` bytes the file had when it was opened (one
+                // read, no extra call to find the end); a file still being
+                // written has a fresh mtime, so it is read again next time.
+                let missing = (body.capacity() - body.len()) as u64;
+                (&mut reader)
+                    .take(missing)
+                    .read_to_end(&mut body)
+                    .map_err(fail)?;
+                return Ok(Parts {
+                    head,
+                    body: Some((body, found.body_line)),
+                });
+            }
+            Ok(None) if !at_end => chunk = chunk.saturating_mul(2),
+            // No frontmatter, or not closed: the parser reports it on the whole text.
+            _ => {
+                reader.read_to_end(&mut head).map_err(fail)?;
+                if head.len() as u64 > MAX_FILE_BYTES {
+                    return Err(too_large(path));
+                }
+                return Ok(Parts { head, body: None });
+            }
+        }
+    }
+}
+
+fn too_large(path: &Path) -> Diagnostic {
+    Diagnostic::error(
+        0,
+        0,
+        format!(
+            "the file is larger than {} MiB; split it up",
+            MAX_FILE_BYTES >> 20
+        ),
+    )
+    .with_path(path)
 }
 
 fn cannot_read(path: &Path, err: &std::io::Error) -> Diagnostic {

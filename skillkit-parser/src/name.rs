@@ -60,7 +60,7 @@ pub fn qualify(kit: &str, name: &str) -> Result<String, String> {
 /// ```
 pub fn problems(name: &str, dir_name: Option<&str>) -> Vec<String> {
     let mut problems = Vec::new();
-    let name: String = name.trim().nfkc().collect();
+    let name = nfkc(name.trim());
     if name.is_empty() {
         problems.push("Field 'name' must be a non-empty string".to_owned());
         return problems;
@@ -71,7 +71,10 @@ pub fn problems(name: &str, dir_name: Option<&str>) -> Vec<String> {
             "Skill name '{name}' exceeds {MAX_NAME_CHARS} character limit ({chars} chars); shorten it"
         ));
     }
-    if name != name.to_lowercase() {
+    if name
+        .chars()
+        .any(|c| c.to_lowercase().ne(std::iter::once(c)))
+    {
         problems.push(format!("Skill name '{name}' must be lowercase"));
     }
     if name.starts_with('-') || name.ends_with('-') {
@@ -86,7 +89,7 @@ pub fn problems(name: &str, dir_name: Option<&str>) -> Vec<String> {
         ));
     }
     if let Some(dir_name) = dir_name {
-        let dir_name: String = dir_name.nfkc().collect();
+        let dir_name = nfkc(dir_name);
         if dir_name != name {
             problems.push(format!(
                 "Directory name '{dir_name}' must match skill name '{name}'; rename one of them"
@@ -94,6 +97,15 @@ pub fn problems(name: &str, dir_name: Option<&str>) -> Vec<String> {
         }
     }
     problems
+}
+
+/// NFKC normalisation, free for ASCII text (which it leaves unchanged).
+fn nfkc(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.nfkc().collect())
+    }
 }
 
 #[cfg(test)]

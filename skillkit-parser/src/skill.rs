@@ -62,10 +62,12 @@ impl SkillDocument {
     /// assert!(err.message.contains("description"));
     /// ```
     pub fn parse(text: &str) -> Result<Self, Diagnostic> {
-        Self::parse_in(text, None)
+        Self::parse_in(text, None, None)
     }
 
-    fn parse_in(text: &str, dir: Option<&str>) -> Result<Self, Diagnostic> {
+    /// Parses `text`; the body is `body` when given (read into its own buffer
+    /// by [`SkillDocument::read_open`]), else the rest of `text`.
+    fn parse_in(text: &str, body: Option<String>, dir: Option<&str>) -> Result<Self, Diagnostic> {
         let split = frontmatter::split(text)?;
         let map = frontmatter::parse_mapping(split.yaml, split.yaml_line)?;
         let mut fields = Fields::new(map, split.yaml, split.yaml_line);
@@ -83,7 +85,11 @@ impl SkillDocument {
             extra: Map::new(),
             name,
             description,
-            body: normalize_newlines(split.body),
+            body: match body {
+                Some(body) if body.contains('\r') => body.replace("\r\n", "\n"),
+                Some(body) => body,
+                None => normalize_newlines(split.body),
+            },
             body_line: split.body_line,
             warnings: Vec::new(),
         };
@@ -113,11 +119,45 @@ impl SkillDocument {
     /// assert!(doc.warnings[0].to_string().starts_with("skills/write/SKILL.md:2:1:"));
     /// ```
     pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Self, Diagnostic> {
-        let dir = path
-            .parent()
-            .and_then(Path::file_name)
-            .and_then(|d| d.to_str());
-        let parsed = frontmatter::decode(bytes).and_then(|text| Self::parse_in(text, dir));
+        let parsed =
+            frontmatter::decode(bytes).and_then(|text| Self::parse_in(text, None, dir_name(path)));
+        Self::located(parsed, path)
+    }
+
+    /// Reads and parses an opened `SKILL.md` of length `len` at `path`, as
+    /// [`parse_file`](SkillDocument::parse_file) does, but reading the body into
+    /// its own buffer so it is never copied (the fast path of the runtime).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("SKILL.md");
+    /// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nBody\n").unwrap();
+    /// let file = std::fs::File::open(&path).unwrap();
+    /// let doc = skillkit_parser::SkillDocument::read_open(file, 35, &path).unwrap();
+    /// assert_eq!(doc.body, "Body\n");
+    /// ```
+    pub fn read_open(file: std::fs::File, len: u64, path: &Path) -> Result<Self, Diagnostic> {
+        let parts = crate::read_parts(file, len, path)?;
+        let parsed = frontmatter::decode(&parts.head).and_then(|head| {
+            let body = match parts.body {
+                Some((body, body_line)) => Some(String::from_utf8(body).map_err(|e| {
+                    let mut d = frontmatter::decode(&e.as_bytes()[..=e.utf8_error().valid_up_to()])
+                        .err()
+                        .unwrap_or_else(|| {
+                            Diagnostic::error(1, 1, "the file is not valid UTF-8; save it as UTF-8")
+                        });
+                    d.line += body_line - 1;
+                    d
+                })?),
+                None => None,
+            };
+            Self::parse_in(head, body, dir_name(path))
+        });
+        Self::located(parsed, path)
+    }
+
+    /// Names `path` in the diagnostic or in the document's warnings.
+    fn located(parsed: Result<Self, Diagnostic>, path: &Path) -> Result<Self, Diagnostic> {
         let mut doc = parsed.map_err(|d| d.with_path(path))?;
         for warning in &mut doc.warnings {
             warning.path = Some(path.to_path_buf());
@@ -137,7 +177,14 @@ impl SkillDocument {
     }
 }
 
-/// The text with CRLF line endings turned into LF (borrowed when there are none).
+/// The name of the directory holding `path`.
+fn dir_name(path: &Path) -> Option<&str> {
+    path.parent()
+        .and_then(Path::file_name)
+        .and_then(|d| d.to_str())
+}
+
+/// The text with CRLF line endings turned into LF.
 pub(crate) fn normalize_newlines(text: &str) -> String {
     if text.contains('\r') {
         text.replace("\r\n", "\n")

@@ -95,7 +95,7 @@ pub fn skill_text(text: &str, dir_name: Option<&str>) -> Vec<Diagnostic> {
         Ok(split) => split,
         Err(d) => return vec![d],
     };
-    let mut problems = strict_yaml_problems(split.yaml, split.yaml_line);
+    let mut problems = crate::yaml::strictyaml_problems(split.yaml, split.yaml_line);
     match frontmatter::parse_mapping(split.yaml, split.yaml_line) {
         Ok(map) => problems.extend(field_problems(&map, split.yaml, split.yaml_line, dir_name)),
         Err(d) => problems.push(d),
@@ -198,86 +198,6 @@ fn field_problems(
         }
     }
     problems
-}
-
-/// The YAML constructs strictyaml refuses: flow collections, anchors, aliases and
-/// tags. Block scalars (`|`, `>`) and quoted text are skipped.
-fn strict_yaml_problems(yaml: &str, yaml_line: usize) -> Vec<Diagnostic> {
-    let mut problems = Vec::new();
-    let mut block_indent: Option<usize> = None;
-    for (i, line) in yaml.lines().enumerate() {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let content = line.trim();
-        if let Some(block) = block_indent {
-            if content.is_empty() || indent > block {
-                continue;
-            }
-            block_indent = None;
-        }
-        if content.is_empty() || content.starts_with('#') {
-            continue;
-        }
-        let mut value = content;
-        let mut column = indent + 1;
-        loop {
-            if let Some(rest) = value.strip_prefix("- ") {
-                column += value.len() - rest.trim_start().len();
-                value = rest.trim_start();
-            } else if let Some(at) = mapping_colon(value) {
-                let rest = &value[at + 1..];
-                column += value.len() - rest.trim_start().len();
-                value = rest.trim_start();
-            } else {
-                break;
-            }
-        }
-        let what = match value.chars().next() {
-            Some('[') | Some('{') => {
-                "flow-style collection (`[...]` or `{...}`); write it in block style, one `- item` or `key: value` per line"
-            }
-            Some('&') => "YAML anchor (`&name`); write the value out instead",
-            Some('*') => "YAML alias (`*name`); write the value out instead",
-            Some('!') => "YAML tag (`!tag`); remove it",
-            Some('|') | Some('>') => {
-                block_indent = Some(indent);
-                continue;
-            }
-            _ => continue,
-        };
-        problems.push(Diagnostic::error(
-            yaml_line + i,
-            column,
-            format!("the Agent Skills reference validator (strictyaml) refuses this {what}"),
-        ));
-    }
-    problems
-}
-
-/// The byte index of the `:` ending a plain or quoted mapping key at the start
-/// of `text`, if `text` is a `key: value` line.
-fn mapping_colon(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    if let Some(&quote @ (b'"' | b'\'')) = bytes.first() {
-        i = 1 + text[1..].find(quote as char)? + 1;
-        return (bytes.get(i) == Some(&b':')).then_some(i);
-    }
-    if matches!(
-        bytes.first(),
-        Some(b'[' | b'{' | b'&' | b'*' | b'!' | b'|' | b'>' | b'#')
-    ) {
-        return None;
-    }
-    while i < bytes.len() {
-        if bytes[i] == b':' && (i + 1 == bytes.len() || bytes[i + 1] == b' ') {
-            return Some(i);
-        }
-        if bytes[i] == b' ' && bytes.get(i + 1) == Some(&b'#') {
-            return None;
-        }
-        i += 1;
-    }
-    None
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 //! both.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -180,8 +179,6 @@ pub struct Snapshot {
     /// For each kit, the index of its provider.
     kit_providers: Vec<usize>,
     providers: Vec<Arc<dyn KitProvider>>,
-    /// Full skill name → (kit index, skill index).
-    index: HashMap<Arc<str>, (usize, usize)>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -260,47 +257,54 @@ impl Catalog {
             providers: self.inner.providers.clone(),
             ..Snapshot::default()
         };
-        let mut owners: HashMap<Arc<str>, (String, Option<std::path::PathBuf>)> = HashMap::new();
+        let mut names = Vec::with_capacity(answers.len());
         for (provider_index, (provider, outcome)) in answers.into_iter().enumerate() {
-            let kits = match outcome {
-                Ok(kits) => kits,
-                Err(why) => {
-                    snapshot.diagnostics.push(Diagnostic::warning(
-                        0,
-                        0,
-                        format!("provider `{provider}` was skipped for this query: {why}"),
-                    ));
-                    continue;
-                }
-            };
-            for mut kit in kits {
-                snapshot.diagnostics.extend(kit.diagnostics.iter().cloned());
-                let kit_index = snapshot.kits.len();
-                let mut kept = Vec::with_capacity(kit.skills.len());
-                for skill in std::mem::take(&mut kit.skills) {
-                    let name: Arc<str> = Arc::from(skill.name.as_ref());
-                    match owners.entry(name.clone()) {
-                        Entry::Vacant(slot) => {
-                            slot.insert((provider.clone(), skill.location.clone()));
-                            snapshot.index.insert(name, (kit_index, kept.len()));
-                            kept.push(skill);
-                        }
-                        Entry::Occupied(first) => {
-                            let (winner, winner_path) = first.get();
-                            snapshot.diagnostics.push(shadowed(
-                                &skill,
-                                &provider,
-                                winner,
-                                winner_path.as_deref(),
-                            ));
-                        }
+            match outcome {
+                Ok(kits) => {
+                    for kit in kits {
+                        snapshot.diagnostics.extend(kit.diagnostics.iter().cloned());
+                        snapshot.kits.push(kit);
+                        snapshot.kit_providers.push(provider_index);
                     }
                 }
-                kit.skills = kept;
-                snapshot.kits.push(kit);
-                snapshot.kit_providers.push(provider_index);
+                Err(why) => snapshot.diagnostics.push(Diagnostic::warning(
+                    0,
+                    0,
+                    format!("provider `{provider}` was skipped for this query: {why}"),
+                )),
+            }
+            names.push(provider);
+        }
+        // Of two skills with one full name, the first (earlier provider) wins.
+        let mut shadowed = Vec::new();
+        {
+            let mut first: HashMap<&str, usize> = HashMap::new();
+            for (k, kit) in snapshot.kits.iter().enumerate() {
+                for (s, skill) in kit.skills.iter().enumerate() {
+                    if let Some(&winner) = first.get(skill.name.as_ref()) {
+                        shadowed.push((k, s, winner));
+                    } else {
+                        first.insert(skill.name.as_ref(), k);
+                    }
+                }
             }
         }
+        let mut warnings = Vec::with_capacity(shadowed.len());
+        // From the back, so the indexes still to remove stay valid.
+        for &(k, s, winner) in shadowed.iter().rev() {
+            let skill = snapshot.kits[k].skills.remove(s);
+            let winner_kit = &snapshot.kits[winner];
+            let winner_path = winner_kit
+                .skill(&skill.name)
+                .and_then(|w| w.location.clone());
+            warnings.push(shadowed_warning(
+                &skill,
+                &names[snapshot.kit_providers[k]],
+                &names[snapshot.kit_providers[winner]],
+                winner_path.as_deref(),
+            ));
+        }
+        snapshot.diagnostics.extend(warnings.into_iter().rev());
         snapshot
     }
 
@@ -475,8 +479,32 @@ impl Snapshot {
     /// assert!(skillkit::Snapshot::default().skill("a:b").is_none());
     /// ```
     pub fn skill(&self, name: &str) -> Option<&Arc<Skill>> {
-        let &(kit, skill) = self.index.get(name)?;
-        self.kits.get(kit)?.skills.get(skill)
+        let (kit, skill) = self.locate(name)?;
+        self.kits[kit].skills.get(skill)
+    }
+
+    /// The kit and skill indexes of skill `name`: looked up in the kits its
+    /// prefix names (their skills are sorted), then anywhere.
+    fn locate(&self, name: &str) -> Option<(usize, usize)> {
+        let prefix = skillkit_parser::name::split(name).0;
+        let position = |kit: &Kit| kit.skills.iter().position(|s| s.name == name);
+        self.kits
+            .iter()
+            .enumerate()
+            .filter(|(_, kit)| Some(kit.name.as_ref()) == prefix)
+            .find_map(|(k, kit)| {
+                let found = kit
+                    .skills
+                    .binary_search_by(|s| s.name.as_ref().cmp(name))
+                    .ok();
+                found.or_else(|| position(kit)).map(|s| (k, s))
+            })
+            .or_else(|| {
+                self.kits
+                    .iter()
+                    .enumerate()
+                    .find_map(|(k, kit)| position(kit).map(|s| (k, s)))
+            })
     }
 
     /// Every sub-agent.
@@ -517,8 +545,8 @@ impl Snapshot {
     /// assert!(skillkit::Snapshot::default().tool("a:b").is_none());
     /// ```
     pub fn tool(&self, name: &str) -> Option<SkillTool> {
-        let &(kit, _) = self.index.get(name)?;
-        self.skill_tool(kit, self.skill(name)?)
+        let (kit, skill) = self.locate(name)?;
+        self.skill_tool(kit, &self.kits[kit].skills[skill])
     }
 
     /// Every executable skill with its tool.
@@ -560,7 +588,7 @@ impl Snapshot {
     }
 }
 
-fn shadowed(
+fn shadowed_warning(
     skill: &Skill,
     provider: &str,
     winner: &str,

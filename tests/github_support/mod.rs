@@ -529,11 +529,15 @@ pub fn files_under(root: &Path) -> Vec<String> {
     if root.exists() {
         let mut stack = vec![root.to_path_buf()];
         while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
             for entry in entries {
                 let Ok(entry) = entry else { continue };
                 let path = entry.path();
-                let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+                let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                    continue;
+                };
                 found.push(path.strip_prefix(root).unwrap().display().to_string());
                 if meta.is_dir() {
                     stack.push(path);

@@ -86,6 +86,7 @@ struct KitCache {
     scanner: Scanner,
     files: HashMap<OsString, CachedFile>,
     kit: Option<Kit>,
+    generation: u64,
 }
 
 #[derive(Clone)]
@@ -100,6 +101,8 @@ struct CachedFile {
     racy: bool,
     loaded: Loaded,
     diagnostics: Vec<Diagnostic>,
+    /// The refresh that loaded it (fresh for that refresh even when racy).
+    generation: u64,
 }
 
 impl Local {
@@ -182,7 +185,9 @@ impl Local {
                 .or_else(|| layout::kit_name(&inner.dir))
                 .unwrap_or_else(|| "local".to_owned());
             let kit_cache = cache.kits.entry(inner.dir.clone()).or_default();
-            return Ok(vec![refresh(&inner.label, name, &inner.dir, kit_cache).map_err(io)?]);
+            return Ok(vec![
+                refresh(&inner.label, name, &inner.dir, kit_cache).map_err(io)?,
+            ]);
         }
         let mut previous = std::mem::take(&mut cache.kits);
         let mut kits = Vec::new();
@@ -196,107 +201,183 @@ impl Local {
                     kits.push(kit);
                     cache.kits.insert(dir, kit_cache);
                 }
-                Err(e) => tracing::warn!(provider = %inner.label, path = %dir.display(), "kit directory skipped: {e}"),
+                Err(e) => {
+                    tracing::warn!(provider = %inner.label, path = %dir.display(), "kit directory skipped: {e}")
+                }
             }
         }
         Ok(kits)
     }
 }
 
-/// Files loaded on worker threads when at least this many need (re)loading.
+/// Files are loaded on worker threads when at least this many need (re)loading.
 const PARALLEL_FROM: usize = 16;
 
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
-/// racy), and reusing the previous kit when nothing changed at all.
-fn refresh(provider: &str, name: String, root: &Path, cache: &mut KitCache) -> std::io::Result<Kit> {
-    let found = cache.scanner.scan(root)?;
+/// racy), and reusing the previous kit when nothing changed at all. The first
+/// time, files are read and parsed on worker threads while the walk goes on.
+fn refresh(
+    provider: &str,
+    name: String,
+    root: &Path,
+    cache: &mut KitCache,
+) -> std::io::Result<Kit> {
+    cache.generation += 1;
+    let generation = cache.generation;
     let read_at = SystemTime::now();
+    let mut loaded = Vec::new();
+    let found = if cache.files.is_empty() {
+        let scanner = &mut cache.scanner;
+        let (found, files) = load_files(&name, read_at, true, |load| scanner.scan_with(root, load));
+        loaded = files;
+        found?
+    } else {
+        cache.scanner.scan(root)?
+    };
+    let mut changed = !loaded.is_empty();
+    store(provider, &name, generation, loaded, &mut cache.files);
     let paths: Vec<&Path> = found.files().collect();
-    let to_load: Vec<usize> = paths
+    let to_load: Vec<&Path> = paths
         .iter()
-        .enumerate()
-        .filter(|(_, path)| {
+        .copied()
+        .filter(|path| {
             let cached = cache.files.get(path.as_os_str());
-            !cached.is_some_and(|c| !c.racy && Stamp::of(path) == Some(c.stamp))
+            !cached.is_some_and(|c| {
+                c.generation == generation || (!c.racy && Stamp::of(path) == Some(c.stamp))
+            })
         })
-        .map(|(i, _)| i)
         .collect();
     // Every file present is cached and unchanged, and none vanished.
-    let unchanged = to_load.is_empty() && cache.files.len() == paths.len();
-    if let Some(kit) = cache.kit.as_ref().filter(|kit| unchanged && kit.name == name) {
+    changed |= !to_load.is_empty() || cache.files.len() != paths.len();
+    if let Some(kit) = cache
+        .kit
+        .as_ref()
+        .filter(|kit| !changed && kit.name == name)
+    {
         return Ok(kit.clone());
     }
-    for (i, file) in load_all(&name, &paths, &to_load, read_at) {
-        let key = paths[i].as_os_str();
-        match file {
-            Some(file) => {
-                for diagnostic in &file.diagnostics {
-                    let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
-                    let skipped = if diagnostic.is_error() { "file skipped: " } else { "" };
-                    tracing::warn!(provider, kit = %name, path = path.as_deref(), line = diagnostic.line, "{skipped}{}", diagnostic.message);
-                }
-                cache.files.insert(key.to_owned(), file);
-            }
-            None => {
-                cache.files.remove(key);
-            }
-        }
-    }
+    let parallel = to_load.len() >= PARALLEL_FROM;
+    let ((), loaded) = load_files(&name, read_at, parallel, |load| {
+        to_load.iter().for_each(|path| load(path))
+    });
+    store(provider, &name, generation, loaded, &mut cache.files);
     if cache.files.len() != paths.len() {
-        let present: std::collections::HashSet<&std::ffi::OsStr> = paths.iter().map(|p| p.as_os_str()).collect();
-        cache.files.retain(|path, _| present.contains(path.as_os_str()));
+        let present: std::collections::HashSet<&std::ffi::OsStr> =
+            paths.iter().map(|p| p.as_os_str()).collect();
+        cache
+            .files
+            .retain(|path, _| present.contains(path.as_os_str()));
     }
-    let files: Vec<Option<&CachedFile>> = paths.iter().map(|p| cache.files.get(p.as_os_str())).collect();
+    let files: Vec<Option<&CachedFile>> = paths
+        .iter()
+        .map(|p| cache.files.get(p.as_os_str()))
+        .collect();
     let kit = assemble(name, &found, &paths, &files);
     cache.kit = Some(kit.clone());
     Ok(kit)
 }
 
-/// Loads the files at indexes `to_load` of `paths`, in parallel when there
-/// are many. `None` for a file that vanished since the walk.
-fn load_all(
+/// Keeps freshly loaded files (logging their problems once, when they are
+/// read) and forgets the ones that vanished.
+fn store(
+    provider: &str,
     kit: &str,
-    paths: &[&Path],
-    to_load: &[usize],
+    generation: u64,
+    loaded: Vec<(PathBuf, Option<CachedFile>)>,
+    files: &mut HashMap<OsString, CachedFile>,
+) {
+    for (path, file) in loaded {
+        let Some(mut file) = file else {
+            files.remove(path.as_os_str());
+            continue;
+        };
+        for diagnostic in &file.diagnostics {
+            let at = diagnostic.path.as_ref().map(|p| p.display().to_string());
+            let skipped = if diagnostic.is_error() {
+                "file skipped: "
+            } else {
+                ""
+            };
+            tracing::warn!(
+                provider,
+                kit,
+                path = at.as_deref(),
+                line = diagnostic.line,
+                "{skipped}{}",
+                diagnostic.message
+            );
+        }
+        file.generation = generation;
+        files.insert(path.into_os_string(), file);
+    }
+}
+
+/// Loads every file `feed` hands over (`None` for one that vanished since it
+/// was found). With `parallel`, files are read and parsed on worker threads as
+/// soon as they are handed over, while `feed` goes on; otherwise on this thread.
+fn load_files<R>(
+    kit: &str,
     read_at: SystemTime,
-) -> Vec<(usize, Option<CachedFile>)> {
+    parallel: bool,
+    feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R,
+) -> (R, Vec<(PathBuf, Option<CachedFile>)>) {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(4);
-    if to_load.len() < PARALLEL_FROM || threads < 2 {
-        return to_load
-            .iter()
-            .map(|&i| (i, load_file(kit, paths[i], read_at)))
-            .collect();
+    if !parallel || threads < 2 {
+        let mut loaded = Vec::new();
+        let result =
+            feed(&mut |path| loaded.push((path.to_path_buf(), load_file(kit, path, read_at))));
+        return (result, loaded);
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Paths travel in small batches, so the workers rarely contend for the queue.
+    const BATCH: usize = 8;
+    let (sender, receiver) = std::sync::mpsc::channel::<Vec<PathBuf>>();
+    let queue = Mutex::new(receiver);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
                     let mut done = Vec::new();
                     loop {
-                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&i) = to_load.get(at) else {
-                            break done;
-                        };
-                        done.push((i, load_file(kit, paths[i], read_at)));
+                        let next = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                        let Ok(batch) = next else { break done };
+                        for path in batch {
+                            let file = load_file(kit, &path, read_at);
+                            done.push((path, file));
+                        }
                     }
                 })
             })
             .collect();
-        workers
+        let mut batch = Vec::with_capacity(BATCH);
+        let result = feed(&mut |path| {
+            batch.push(path.to_path_buf());
+            if batch.len() == BATCH {
+                // The workers outlive the feed: a send cannot fail here.
+                let _ = sender.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+            }
+        });
+        let _ = sender.send(batch);
+        drop(sender);
+        let loaded = workers
             .into_iter()
             .flat_map(|worker| match worker.join() {
                 Ok(done) => done,
                 Err(panic) => std::panic::resume_unwind(panic),
             })
-            .collect()
+            .collect();
+        (result, loaded)
     })
 }
 
 /// Builds the kit from its loaded files.
-fn assemble(name: String, found: &KitLayout, paths: &[&Path], files: &[Option<&CachedFile>]) -> Kit {
+fn assemble(
+    name: String,
+    found: &KitLayout,
+    paths: &[&Path],
+    files: &[Option<&CachedFile>],
+) -> Kit {
     let mut skills = Vec::new();
     let mut agents = Vec::new();
     let mut agent = None;
@@ -344,31 +425,38 @@ fn load_file(kit: &str, path: &Path, read_at: SystemTime) -> Option<CachedFile> 
         }
     };
     let stamp = Stamp::from_metadata(&meta);
-    let parsed =
-        skillkit_parser::read_open_file(file, path).and_then(|bytes| parse(kit, path, &bytes));
+    let parsed = parse(kit, path, file, meta.len());
     Some(match parsed {
         Ok((loaded, warnings)) => CachedFile {
             stamp,
             racy: stamp.is_racy(read_at),
             loaded,
             diagnostics: warnings,
+            generation: 0,
         },
         Err(diagnostic) => failed(stamp, read_at, diagnostic),
     })
 }
 
-/// Parses a skill or agent file of kit `kit`, with its warnings.
-fn parse(kit: &str, path: &Path, bytes: &[u8]) -> Result<(Loaded, Vec<Diagnostic>), Diagnostic> {
+/// Reads and parses the opened skill or agent file of kit `kit`, with its
+/// warnings.
+fn parse(
+    kit: &str,
+    path: &Path,
+    file: std::fs::File,
+    len: u64,
+) -> Result<(Loaded, Vec<Diagnostic>), Diagnostic> {
     if path
         .file_name()
         .is_some_and(|n| n == skillkit_parser::SKILL_FILE)
     {
-        let doc = SkillDocument::parse_file(path, bytes)?;
+        let doc = SkillDocument::read_open(file, len, path)?;
         let warnings = doc.warnings.clone();
         let skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
         return Ok((Loaded::Skill(Arc::new(skill)), warnings));
     }
-    let mut doc = AgentDocument::parse_file(path, kit, bytes)?;
+    let bytes = skillkit_parser::read_open_file(file, len, path)?;
+    let mut doc = AgentDocument::parse_file(path, kit, &bytes)?;
     let warnings = std::mem::take(&mut doc.warnings);
     if path.file_name().is_none_or(|n| n != AGENT_FILE) {
         doc.name = skillkit_parser::name::qualify(kit, &doc.name)
@@ -384,6 +472,7 @@ fn failed(stamp: Stamp, read_at: SystemTime, diagnostic: Diagnostic) -> CachedFi
         racy: stamp.is_racy(read_at),
         loaded: Loaded::Failed,
         diagnostics: vec![diagnostic],
+        generation: 0,
     }
 }
 
