@@ -324,9 +324,13 @@ fn failed_text(failed: usize) -> String {
 /// `error`'s message and its causes, joined, without any URL (URLs can hold
 /// signed query strings).
 pub(crate) fn describe(error: reqwest::Error) -> String {
-    let error = error.without_url();
+    chain(&error.without_url())
+}
+
+/// An error's message followed by those of its causes (each once).
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
-    let mut source = std::error::Error::source(&error);
+    let mut source = error.source();
     while let Some(cause) = source {
         let cause_text = cause.to_string();
         if !text.contains(&cause_text) {

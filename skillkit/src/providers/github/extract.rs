@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use flate2::read::GzDecoder;
 use tar::EntryType;
 
-use super::error::Limit;
+use super::error::{Limit, chain};
 use super::reference::printable;
 
 /// Limits on what one import may unpack. Breaking one aborts the import
@@ -387,21 +387,6 @@ fn is_conflict(error: &io::Error) -> bool {
         error.kind(),
         io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory | io::ErrorKind::AlreadyExists
     )
-}
-
-/// An error's message and its causes, joined.
-fn chain(error: &io::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]
