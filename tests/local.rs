@@ -8,10 +8,7 @@ use skillkit::{Catalog, KitProvider, Local};
 use skillkit_tests::{skill_md, write};
 
 fn age(path: &std::path::Path, by: Duration) {
-    let file = std::fs::File::options()
-        .write(true)
-        .open(path)
-        .expect("open");
+    let file = std::fs::File::open(path).expect("open");
     file.set_modified(SystemTime::now() - by)
         .expect("set mtime");
 }
@@ -177,6 +174,59 @@ async fn an_edit_that_keeps_size_and_mtime_is_still_seen() {
     assert_eq!(
         local.list_kits().await.unwrap()[0].skills[0].description,
         "New."
+    );
+}
+
+/// Ages every file and directory under `root` (so nothing is racy and only
+/// stamps decide what is read again).
+fn age_tree(root: &std::path::Path) {
+    for entry in std::fs::read_dir(root).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            age_tree(&path);
+        }
+        age(&path, Duration::from_secs(60));
+    }
+    age(root, Duration::from_secs(60));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changes_deep_in_old_directories_are_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    write(kit.join("skills/group/a/SKILL.md"), skill_md("a", "A.", ""));
+    write(kit.join("skills/group/b/SKILL.md"), skill_md("b", "B.", ""));
+    age_tree(&kit);
+    let local = Local::new(&kit);
+    let names = |kits: Vec<skillkit::Kit>| -> Vec<String> {
+        kits[0].skills.iter().map(|s| s.name.to_string()).collect()
+    };
+    assert_eq!(names(local.list_kits().await.unwrap()), ["k:a", "k:b"]);
+    assert_eq!(names(local.list_kits().await.unwrap()), ["k:a", "k:b"]);
+
+    // A new skill folder two levels down, in directories listed long ago.
+    write(
+        kit.join("skills/group/c/deeper/SKILL.md"),
+        skill_md("c", "C.", ""),
+    );
+    assert_eq!(
+        names(local.list_kits().await.unwrap()),
+        ["k:a", "k:b", "k:c"]
+    );
+
+    age_tree(&kit);
+    local.list_kits().await.unwrap();
+    std::fs::remove_dir_all(kit.join("skills/group/b")).unwrap();
+    assert_eq!(names(local.list_kits().await.unwrap()), ["k:a", "k:c"]);
+
+    // A whole directory renamed in.
+    let outside = dir.path().join("elsewhere/d");
+    write(outside.join("SKILL.md"), skill_md("d", "D.", ""));
+    age_tree(&dir.path().join("elsewhere"));
+    std::fs::rename(&outside, kit.join("skills/group/d")).unwrap();
+    assert_eq!(
+        names(local.list_kits().await.unwrap()),
+        ["k:a", "k:c", "k:d"]
     );
 }
 
