@@ -210,7 +210,8 @@ impl Local {
     }
 }
 
-/// Files are loaded on worker threads when at least this many need (re)loading.
+/// Files are loaded on worker threads once this many have been loaded on the
+/// calling thread in one go.
 const PARALLEL_FROM: usize = 16;
 
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
@@ -228,7 +229,7 @@ fn refresh(
     let mut loaded = Vec::new();
     let found = if cache.files.is_empty() {
         let scanner = &mut cache.scanner;
-        let (found, files) = load_files(&name, read_at, true, |load| scanner.scan_with(root, load));
+        let (found, files) = load_files(&name, read_at, |load| scanner.scan_with(root, load));
         loaded = files;
         found?
     } else {
@@ -256,8 +257,7 @@ fn refresh(
     {
         return Ok(kit.clone());
     }
-    let parallel = to_load.len() >= PARALLEL_FROM;
-    let ((), loaded) = load_files(&name, read_at, parallel, |load| {
+    let ((), loaded) = load_files(&name, read_at, |load| {
         to_load.iter().for_each(|path| load(path))
     });
     store(provider, &name, generation, loaded, &mut cache.files);
@@ -313,45 +313,44 @@ fn store(
 }
 
 /// Loads every file `feed` hands over (`None` for one that vanished since it
-/// was found). With `parallel`, files are read and parsed on worker threads as
-/// soon as they are handed over, while `feed` goes on; otherwise on this thread.
+/// was found). The first files load on this thread; once [`PARALLEL_FROM`]
+/// have been handed over, worker threads take over and load the rest as soon
+/// as they are handed over, while `feed` goes on (a walk, say).
 fn load_files<R>(
     kit: &str,
     read_at: SystemTime,
-    parallel: bool,
     feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R,
 ) -> (R, Vec<(PathBuf, Option<CachedFile>)>) {
+    // Paths travel in small batches, so the workers rarely contend for the queue.
+    const BATCH: usize = 8;
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(4);
-    if !parallel || threads < 2 {
-        let mut loaded = Vec::new();
-        let result =
-            feed(&mut |path| loaded.push((path.to_path_buf(), load_file(kit, path, read_at))));
-        return (result, loaded);
-    }
-    // Paths travel in small batches, so the workers rarely contend for the queue.
-    const BATCH: usize = 8;
     let (sender, receiver) = std::sync::mpsc::channel::<Vec<PathBuf>>();
     let queue = Mutex::new(receiver);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let next = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
+            let Ok(batch) = next else { break done };
+            for path in batch {
+                let file = load_file(kit, &path, read_at);
+                done.push((path, file));
+            }
+        }
+    };
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let next = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
-                        let Ok(batch) = next else { break done };
-                        for path in batch {
-                            let file = load_file(kit, &path, read_at);
-                            done.push((path, file));
-                        }
-                    }
-                })
-            })
-            .collect();
+        let mut loaded = Vec::new();
+        let mut workers = Vec::new();
         let mut batch = Vec::with_capacity(BATCH);
         let result = feed(&mut |path| {
+            if workers.is_empty() && (loaded.len() < PARALLEL_FROM || threads < 2) {
+                loaded.push((path.to_path_buf(), load_file(kit, path, read_at)));
+                return;
+            }
+            if workers.is_empty() {
+                workers = (0..threads).map(|_| scope.spawn(work)).collect();
+            }
             batch.push(path.to_path_buf());
             if batch.len() == BATCH {
                 // The workers outlive the feed: a send cannot fail here.
@@ -360,13 +359,12 @@ fn load_files<R>(
         });
         let _ = sender.send(batch);
         drop(sender);
-        let loaded = workers
-            .into_iter()
-            .flat_map(|worker| match worker.join() {
-                Ok(done) => done,
+        for worker in workers {
+            match worker.join() {
+                Ok(done) => loaded.extend(done),
                 Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect();
+            }
+        }
         (result, loaded)
     })
 }
