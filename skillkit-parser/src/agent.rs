@@ -21,7 +21,7 @@ pub const AGENT_FILE: &str = "AGENT.md";
 ///
 /// ```
 /// let doc = skillkit_parser::AgentDocument::parse(
-///     "---\nname: helper\ndescription: Helps.\nmodel: anthropic://claude-sonnet-4-5\nmax_turns: 8\ntools: files:read, files:write\n---\nYou help.\n",
+///     "---\nname: helper\ndescription: Helps.\nmodel: anthropic://claude-sonnet-4-6\nmax_turns: 8\ntools: files:read, files:write\n---\nYou help.\n",
 ///     None,
 /// ).unwrap();
 /// assert_eq!(doc.max_turns, Some(8));
@@ -34,7 +34,7 @@ pub struct AgentDocument {
     pub name: String,
     /// What the agent does (shown to a parent agent that may delegate to it).
     pub description: String,
-    /// Model URI, such as `anthropic://claude-sonnet-4-5?max_tokens=4096`.
+    /// Model URI, such as `anthropic://claude-sonnet-4-6?max_tokens=4096`.
     pub model: Option<String>,
     /// Skills or tools the agent may use (`tools`, or the original's `capabilities`);
     /// empty means all.

@@ -21,7 +21,7 @@ pub struct AgentDefinition {
     pub name: Cow<'static, str>,
     /// What the agent does (a parent agent sees this when it may delegate).
     pub description: Cow<'static, str>,
-    /// Model URI, such as `anthropic://claude-sonnet-4-5?max_tokens=4096`.
+    /// Model URI, such as `anthropic://claude-sonnet-4-6?max_tokens=4096`.
     pub model: Option<Cow<'static, str>>,
     /// The system prompt (the file's body).
     pub system_prompt: Cow<'static, str>,
