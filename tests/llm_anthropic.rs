@@ -10,7 +10,7 @@ use skillkit::llm::{
     Event, LlmError, LlmProvider, Message, Options, Request, RetryPolicy, StopReason, ToolCall,
     Usage,
 };
-use support::{Reply, Server, drain, fixture};
+use support::{Reply, Server, done, drain, fixture, usage};
 
 const FIXTURES: [&str; 8] = [
     "text",
@@ -24,29 +24,11 @@ const FIXTURES: [&str; 8] = [
 ];
 
 fn decode(chunks: &[&[u8]]) -> Vec<Event> {
-    let mut decoder = Decoder::new();
-    let mut events = Vec::new();
-    for chunk in chunks {
-        decoder.feed(chunk, &mut events);
-    }
-    decoder.finish(&mut events);
-    events
+    support::decode(Decoder::new(), chunks)
 }
 
 fn whole(name: &str) -> Vec<Event> {
     decode(&[&fixture("anthropic", name)])
-}
-
-fn usage(input: u64, output: u64) -> Event {
-    Event::Usage(Usage {
-        input_tokens: input,
-        output_tokens: output,
-        ..Default::default()
-    })
-}
-
-fn done(stop_reason: StopReason) -> Event {
-    Event::Done { stop_reason }
 }
 
 #[test]

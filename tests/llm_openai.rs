@@ -9,7 +9,7 @@ use skillkit::llm::openai::{Decoder, MaxTokensField, OpenAi};
 use skillkit::llm::{
     Event, LlmError, LlmProvider, Message, Options, Request, RetryPolicy, StopReason, Usage,
 };
-use support::{Reply, Server, drain, fixture};
+use support::{Reply, Server, done, drain, fixture, usage};
 
 const FIXTURES: [&str; 7] = [
     "text",
@@ -22,29 +22,11 @@ const FIXTURES: [&str; 7] = [
 ];
 
 fn decode(chunks: &[&[u8]]) -> Vec<Event> {
-    let mut decoder = Decoder::new();
-    let mut events = Vec::new();
-    for chunk in chunks {
-        decoder.feed(chunk, &mut events);
-    }
-    decoder.finish(&mut events);
-    events
+    support::decode(Decoder::new(), chunks)
 }
 
 fn whole(name: &str) -> Vec<Event> {
     decode(&[&fixture("openai", name)])
-}
-
-fn usage(input: u64, output: u64) -> Event {
-    Event::Usage(Usage {
-        input_tokens: input,
-        output_tokens: output,
-        ..Default::default()
-    })
-}
-
-fn done(stop_reason: StopReason) -> Event {
-    Event::Done { stop_reason }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use skillkit::llm::{Event, EventStream};
+use skillkit::llm::{Decoder, Event, EventStream, FromSse, StopReason, Streamable, Usage};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -23,6 +23,30 @@ pub fn fixture_path(vendor: &str, name: &str) -> PathBuf {
         .join("fixtures/llm")
         .join(vendor)
         .join(format!("{name}.sse"))
+}
+
+/// The events `decoder` makes of `chunks`, fed one after the other.
+pub fn decode<E: Streamable + FromSse>(mut decoder: Decoder<E>, chunks: &[&[u8]]) -> Vec<Event> {
+    let mut events = Vec::new();
+    for chunk in chunks {
+        decoder.feed(chunk, &mut events);
+    }
+    decoder.finish(&mut events);
+    events
+}
+
+/// A usage event with input and output tokens only.
+pub fn usage(input: u64, output: u64) -> Event {
+    Event::Usage(Usage {
+        input_tokens: input,
+        output_tokens: output,
+        ..Default::default()
+    })
+}
+
+/// A done event.
+pub fn done(stop_reason: StopReason) -> Event {
+    Event::Done { stop_reason }
 }
 
 /// Every event of a stream.
