@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::fields::Fields;
-use crate::skill::normalize_newlines;
+use crate::skill::to_lf;
 use crate::{Diagnostic, frontmatter};
 
 /// The file name of a kit's root agent.
@@ -96,7 +96,7 @@ impl AgentDocument {
             max_agent_depth,
             metadata,
             extra,
-            system_prompt: normalize_newlines(split.body),
+            system_prompt: to_lf(split.body.to_owned()),
             body_line: split.body_line,
             warnings,
         })

@@ -85,11 +85,7 @@ impl SkillDocument {
             extra: Map::new(),
             name,
             description,
-            body: match body {
-                Some(body) if body.contains('\r') => body.replace("\r\n", "\n"),
-                Some(body) => body,
-                None => normalize_newlines(split.body),
-            },
+            body: to_lf(body.unwrap_or_else(|| split.body.to_owned())),
             body_line: split.body_line,
             warnings: Vec::new(),
         };
@@ -184,12 +180,13 @@ fn dir_name(path: &Path) -> Option<&str> {
         .and_then(|d| d.to_str())
 }
 
-/// The text with CRLF line endings turned into LF.
-pub(crate) fn normalize_newlines(text: &str) -> String {
+/// The text with CRLF line endings turned into LF (unchanged, without a copy,
+/// when it has none).
+pub(crate) fn to_lf(text: String) -> String {
     if text.contains('\r') {
         text.replace("\r\n", "\n")
     } else {
-        text.to_owned()
+        text
     }
 }
 

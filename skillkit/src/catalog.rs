@@ -247,16 +247,23 @@ impl Catalog {
             }
         }))
         .await;
-        let snapshot = self.aggregate(answers);
-        self.remember(&snapshot.diagnostics);
+        let (snapshot, own) = self.aggregate(answers);
+        self.remember(&snapshot.diagnostics, &own);
         snapshot
     }
 
-    fn aggregate(&self, answers: Vec<(String, Result<Vec<Kit>, String>)>) -> Snapshot {
+    /// The snapshot of the providers' answers, and the diagnostics the
+    /// catalog itself found (failed providers, shadowed duplicates); the
+    /// snapshot's diagnostics are the kits' own followed by those.
+    fn aggregate(
+        &self,
+        answers: Vec<(String, Result<Vec<Kit>, String>)>,
+    ) -> (Snapshot, Vec<Diagnostic>) {
         let mut snapshot = Snapshot {
             providers: self.inner.providers.clone(),
             ..Snapshot::default()
         };
+        let mut own = Vec::new();
         let mut names = Vec::with_capacity(answers.len());
         for (provider_index, (provider, outcome)) in answers.into_iter().enumerate() {
             match outcome {
@@ -267,7 +274,7 @@ impl Catalog {
                         snapshot.kit_providers.push(provider_index);
                     }
                 }
-                Err(why) => snapshot.diagnostics.push(Diagnostic::warning(
+                Err(why) => own.push(Diagnostic::warning(
                     0,
                     0,
                     format!("provider `{provider}` was skipped for this query: {why}"),
@@ -304,17 +311,20 @@ impl Catalog {
                 winner_path.as_deref(),
             ));
         }
-        snapshot.diagnostics.extend(warnings.into_iter().rev());
-        snapshot
+        own.extend(warnings.into_iter().rev());
+        snapshot.diagnostics.extend(own.iter().cloned());
+        (snapshot, own)
     }
 
-    /// Logs the diagnostics that were not there at the previous query (so an
-    /// unchanged problem is not repeated on every query) and keeps them.
-    fn remember(&self, diagnostics: &[Diagnostic]) {
+    /// Keeps the diagnostics of this query, and logs those the catalog found
+    /// itself that were not there at the previous query (so an unchanged
+    /// problem is not repeated on every query). Providers log their own kits'
+    /// problems when they find them.
+    fn remember(&self, diagnostics: &[Diagnostic], own: &[Diagnostic]) {
         let Ok(mut last) = self.inner.last_diagnostics.lock() else {
             return;
         };
-        for diagnostic in diagnostics.iter().filter(|d| !last.contains(d)) {
+        for diagnostic in own.iter().filter(|d| !last.contains(d)) {
             let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
             tracing::warn!(path = path.as_deref(), "{}", diagnostic.message);
         }
@@ -487,24 +497,12 @@ impl Snapshot {
     /// prefix names (their skills are sorted), then anywhere.
     fn locate(&self, name: &str) -> Option<(usize, usize)> {
         let prefix = skillkit_parser::name::split(name).0;
-        let position = |kit: &Kit| kit.skills.iter().position(|s| s.name == name);
-        self.kits
-            .iter()
-            .enumerate()
+        let in_kit = |(k, kit): (usize, &Kit)| kit.skill_index(name).map(|s| (k, s));
+        let kits = || self.kits.iter().enumerate();
+        kits()
             .filter(|(_, kit)| Some(kit.name.as_ref()) == prefix)
-            .find_map(|(k, kit)| {
-                let found = kit
-                    .skills
-                    .binary_search_by(|s| s.name.as_ref().cmp(name))
-                    .ok();
-                found.or_else(|| position(kit)).map(|s| (k, s))
-            })
-            .or_else(|| {
-                self.kits
-                    .iter()
-                    .enumerate()
-                    .find_map(|(k, kit)| position(kit).map(|s| (k, s)))
-            })
+            .find_map(in_kit)
+            .or_else(|| kits().find_map(in_kit))
     }
 
     /// Every sub-agent.

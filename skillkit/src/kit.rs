@@ -60,12 +60,27 @@ impl Kit {
     /// assert_eq!(kit.skills[0].name, "k:a");
     /// ```
     pub fn with_skill(mut self, skill: impl Into<Arc<Skill>>) -> Self {
-        let skill = skill.into();
-        match self.skills.binary_search_by(|s| s.name.cmp(&skill.name)) {
-            Ok(at) => self.skills[at] = skill,
-            Err(at) => self.skills.insert(at, skill),
-        }
+        self.insert_skill(skill);
         self
+    }
+
+    /// Adds `skill` (kept sorted by name; a skill of the same name is replaced).
+    ///
+    /// ```
+    /// let mut kit = skillkit::Kit::new("k");
+    /// kit.insert_skill(skillkit::Skill::new("k:a", "First."));
+    /// kit.insert_skill(skillkit::Skill::new("k:a", "Second."));
+    /// assert_eq!(kit.skills[0].description, "Second.");
+    /// ```
+    pub fn insert_skill(&mut self, skill: impl Into<Arc<Skill>>) {
+        let skill = skill.into();
+        match self.skill_index(&skill.name) {
+            Some(at) => self.skills[at] = skill,
+            None => {
+                let at = self.skills.partition_point(|s| s.name < skill.name);
+                self.skills.insert(at, skill);
+            }
+        }
     }
 
     /// The same kit with `agent` as its root agent.
@@ -102,11 +117,17 @@ impl Kit {
     /// assert!(kit.skill("k:b").is_none());
     /// ```
     pub fn skill(&self, name: &str) -> Option<&Arc<Skill>> {
+        self.skill_index(name).map(|at| &self.skills[at])
+    }
+
+    /// Where skill `name` is in [`Kit::skills`]: found by binary search when the
+    /// skills are sorted (as every provider of this crate keeps them), else by a
+    /// scan.
+    pub(crate) fn skill_index(&self, name: &str) -> Option<usize> {
         self.skills
             .binary_search_by(|s| s.name.as_ref().cmp(name))
             .ok()
-            .map(|at| &self.skills[at])
-            .or_else(|| self.skills.iter().find(|s| s.name == name))
+            .or_else(|| self.skills.iter().position(|s| s.name == name))
     }
 
     /// Builds a kit from loaded parts: skills sorted by name, and of two skills
@@ -119,32 +140,18 @@ impl Kit {
         mut agents: Vec<Arc<AgentDefinition>>,
         mut diagnostics: Vec<Diagnostic>,
     ) -> Kit {
-        skills.sort_by(|a, b| a.name.cmp(&b.name));
-        skills.dedup_by(|later, kept| {
-            let same = later.name == kept.name;
-            if same {
-                diagnostics.push(duplicate(
-                    "skill",
-                    &later.name,
-                    later.location.as_deref(),
-                    kept.location.as_deref(),
-                ));
-            }
-            same
-        });
-        agents.sort_by(|a, b| a.name.cmp(&b.name));
-        agents.dedup_by(|later, kept| {
-            let same = later.name == kept.name;
-            if same {
-                diagnostics.push(duplicate(
-                    "agent",
-                    &later.name,
-                    later.location.as_deref(),
-                    kept.location.as_deref(),
-                ));
-            }
-            same
-        });
+        dedup_by_name(
+            &mut skills,
+            "skill",
+            |s| (&s.name, s.location.as_deref()),
+            &mut diagnostics,
+        );
+        dedup_by_name(
+            &mut agents,
+            "agent",
+            |a| (&a.name, a.location.as_deref()),
+            &mut diagnostics,
+        );
         Kit {
             name,
             skills,
@@ -154,6 +161,25 @@ impl Kit {
             diagnostics,
         }
     }
+}
+
+/// Sorts `items` by name and keeps the first of each name (by the order they
+/// came in, which is by file path), reporting each one dropped.
+fn dedup_by_name<T>(
+    items: &mut Vec<Arc<T>>,
+    what: &str,
+    key: impl Fn(&T) -> (&Cow<'static, str>, Option<&std::path::Path>),
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    items.sort_by(|a, b| key(a).0.cmp(key(b).0));
+    items.dedup_by(|later, kept| {
+        let ((name, dropped), (kept_name, kept_path)) = (key(later), key(kept));
+        let same = name == kept_name;
+        if same {
+            diagnostics.push(duplicate(what, name, dropped, kept_path));
+        }
+        same
+    });
 }
 
 fn duplicate(

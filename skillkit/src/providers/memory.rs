@@ -83,9 +83,9 @@ impl Memory {
         let (kit, full) = place(&skill.name);
         skill.name = Cow::Owned(full.clone());
         self.write(|kits| {
-            let entry = kits.entry(kit.clone()).or_insert_with(|| Kit::new(kit));
-            let updated = std::mem::take(entry).with_skill(skill);
-            *entry = updated;
+            kits.entry(kit.clone())
+                .or_insert_with(|| Kit::new(kit))
+                .insert_skill(skill);
         });
         full
     }
@@ -135,9 +135,11 @@ impl Memory {
                     owned.name = Cow::Owned(full);
                     skills.push(Arc::new(owned));
                 }
-                Err(message) => kit
-                    .diagnostics
-                    .push(skillkit_parser::Diagnostic::warning(0, 0, message)),
+                Err(message) => {
+                    tracing::warn!(provider = "memory", kit = %kit_name, "skill skipped: {message}");
+                    kit.diagnostics
+                        .push(skillkit_parser::Diagnostic::warning(0, 0, message));
+                }
             }
         }
         skills.sort_by(|a, b| a.name.cmp(&b.name));
