@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use skillkit_parser::layout::{self, Scanner, Stamp};
 use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, KitLayout, SkillDocument};
 
@@ -190,13 +191,25 @@ impl Local {
             ]);
         }
         let mut previous = std::mem::take(&mut cache.kits);
-        let mut kits = Vec::new();
+        let mut jobs = Vec::new();
         for dir in layout::kit_dirs(&inner.dir).map_err(io)? {
-            let Some(name) = layout::kit_name(&dir) else {
-                continue;
-            };
-            let mut kit_cache = previous.remove(&dir).unwrap_or_default();
-            match refresh(&inner.label, name, &dir, &mut kit_cache) {
+            if let Some(name) = layout::kit_name(&dir) {
+                let kit_cache = previous.remove(&dir).unwrap_or_default();
+                jobs.push((dir, name, kit_cache));
+            }
+        }
+        // Every kit at once, on the rayon pool: the files of a small kit load
+        // beside those of a big one.
+        let refreshed: Vec<_> = jobs
+            .into_par_iter()
+            .map(|(dir, name, mut kit_cache)| {
+                let kit = refresh(&inner.label, name, &dir, &mut kit_cache);
+                (dir, kit_cache, kit)
+            })
+            .collect();
+        let mut kits = Vec::with_capacity(refreshed.len());
+        for (dir, kit_cache, kit) in refreshed {
+            match kit {
                 Ok(kit) => {
                     kits.push(kit);
                     cache.kits.insert(dir, kit_cache);
@@ -210,13 +223,9 @@ impl Local {
     }
 }
 
-/// Files are loaded on worker threads once this many have been loaded on the
-/// calling thread in one go.
-const PARALLEL_FROM: usize = 16;
-
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
 /// racy), and reusing the previous kit when nothing changed at all. The first
-/// time, files are read and parsed on worker threads while the walk goes on.
+/// time, files are read and parsed on the rayon pool while the walk goes on.
 fn refresh(
     provider: &str,
     name: String,
@@ -313,60 +322,29 @@ fn store(
 }
 
 /// Loads every file `feed` hands over (`None` for one that vanished since it
-/// was found). The first files load on this thread; once [`PARALLEL_FROM`]
-/// have been handed over, worker threads take over and load the rest as soon
-/// as they are handed over, while `feed` goes on (a walk, say).
-fn load_files<R>(
+/// was found), each as a task of the rayon pool, started as soon as it is
+/// handed over, so files are read and parsed while `feed` goes on (a walk, say).
+fn load_files<R: Send>(
     kit: &str,
     read_at: SystemTime,
-    feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R,
+    feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R + Send,
 ) -> (R, Vec<(PathBuf, Option<CachedFile>)>) {
-    // Paths travel in small batches, so the workers rarely contend for the queue.
-    const BATCH: usize = 8;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4);
-    let (sender, receiver) = std::sync::mpsc::channel::<Vec<PathBuf>>();
-    let queue = Mutex::new(receiver);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let next = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
-            let Ok(batch) = next else { break done };
-            for path in batch {
+    let loaded = Mutex::new(Vec::new());
+    let result = rayon::scope(|scope| {
+        feed(&mut |path| {
+            let path = path.to_path_buf();
+            let loaded = &loaded;
+            scope.spawn(move |_| {
                 let file = load_file(kit, &path, read_at);
-                done.push((path, file));
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        let mut loaded = Vec::new();
-        let mut workers = Vec::new();
-        let mut batch = Vec::with_capacity(BATCH);
-        let result = feed(&mut |path| {
-            if workers.is_empty() && (loaded.len() < PARALLEL_FROM || threads < 2) {
-                loaded.push((path.to_path_buf(), load_file(kit, path, read_at)));
-                return;
-            }
-            if workers.is_empty() {
-                workers = (0..threads).map(|_| scope.spawn(work)).collect();
-            }
-            batch.push(path.to_path_buf());
-            if batch.len() == BATCH {
-                // The workers outlive the feed: a send cannot fail here.
-                let _ = sender.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
-            }
-        });
-        let _ = sender.send(batch);
-        drop(sender);
-        for worker in workers {
-            match worker.join() {
-                Ok(done) => loaded.extend(done),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        (result, loaded)
-    })
+                loaded
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((path, file));
+            });
+        })
+    });
+    let loaded = loaded.into_inner().unwrap_or_else(PoisonError::into_inner);
+    (result, loaded)
 }
 
 /// Builds the kit from its loaded files.
