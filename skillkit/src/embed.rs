@@ -10,7 +10,7 @@
 //!
 //! The struct becomes a [`KitProvider`](crate::KitProvider) (register it in a
 //! [`Catalog`](crate::Catalog)) and a [`Tool`] that executes its skills: each
-//! embedded skill has [`Handler::Provider`], and the provider's tool is the
+//! embedded skill has [`Handler::Provider`](crate::Handler::Provider), and the provider's tool is the
 //! struct itself.
 //!
 //! ```

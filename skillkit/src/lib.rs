@@ -1,7 +1,7 @@
 //! SkillKit: ship LLM agent skills.
 //!
 //! A skill is a `SKILL.md` file (YAML frontmatter + markdown prompt, the Agent
-//! Skills format). Skills are bundled into [`Kit`]s, served by providers
+//! Skills format). Skills are bundled into [`Kit`](struct@Kit)s, served by providers
 //! ([`Local`] directories, the [`Memory`] store, your own [`KitProvider`]s), and
 //! aggregated by a [`Catalog`] that asks every provider on every query, so it is
 //! never stale. A kit can also be compiled into the binary with
