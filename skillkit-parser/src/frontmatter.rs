@@ -180,6 +180,9 @@ pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
 /// assert!(parse_mapping("- a\n- b\n", 2).unwrap_err().message.contains("mapping"));
 /// ```
 pub fn parse_mapping(yaml: &str, yaml_line: usize) -> Result<Map<String, Value>, Diagnostic> {
+    if let Some(map) = crate::yaml::parse_plain_mapping(yaml) {
+        return Ok(map);
+    }
     let value = crate::yaml::parse(yaml, yaml_line).map_err(|mut d| {
         d.message = format!(
             "invalid YAML in frontmatter: {}; fix the YAML (quote values that contain `: ` or start with a special character)",

@@ -28,6 +28,10 @@ pub mod skill;
 pub mod validate;
 mod yaml;
 
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use yaml::check_fast_path;
+
 use std::io::Read;
 use std::path::Path;
 

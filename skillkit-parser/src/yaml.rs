@@ -20,6 +20,8 @@ use serde_json::{Map, Number, Value};
 
 use crate::Diagnostic;
 
+mod fast;
+
 /// The deepest nesting of lists and maps accepted in frontmatter.
 pub const MAX_DEPTH: usize = 64;
 
@@ -32,6 +34,25 @@ enum Frame {
     List(Vec<Value>, usize),
     /// Entries, the key waiting for its value, the anchor.
     Map(Map<String, Value>, Option<String>, usize),
+}
+
+/// The mapping of frontmatter written in the plain `key: value` subset nearly
+/// every skill uses, read without the YAML parser; `None` when [`parse`] must
+/// decide (see the `fast` module). When it answers, the answer is `parse`'s.
+pub(crate) fn parse_plain_mapping(yaml: &str) -> Option<Map<String, Value>> {
+    fast::parse(yaml)
+}
+
+/// Panics when the fast path answers and its answer is not the full parser's
+/// (for the `yaml_fast_path` fuzz target, built with `--cfg fuzzing`).
+#[cfg(fuzzing)]
+pub fn check_fast_path(yaml: &str) {
+    if let Some(map) = fast::parse(yaml) {
+        match parse(yaml, 2) {
+            Ok(value) => assert_eq!(value, Value::Object(map), "{yaml:?}"),
+            Err(e) => panic!("fast path read {yaml:?}, the full parser refused it: {e}"),
+        }
+    }
 }
 
 /// Parses frontmatter YAML (which starts at file line `yaml_line`) into a value.
