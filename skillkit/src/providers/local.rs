@@ -166,8 +166,9 @@ impl Local {
         &self.inner.dir
     }
 
-    /// Loads the kits now, on this thread (the blocking form of
-    /// [`KitProvider::list_kits`]).
+    /// Loads the kits now, blocking this thread until they are loaded (the
+    /// blocking form of [`KitProvider::list_kits`]). Files are read and parsed
+    /// on [rayon](https://docs.rs/rayon)'s global pool.
     ///
     /// ```
     /// assert!(skillkit::Local::new("/no/such/dir").load().is_err());
