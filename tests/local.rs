@@ -278,3 +278,48 @@ async fn skipped_files_are_logged_with_file_and_reason() {
         "{log}"
     );
 }
+
+/// `Local::load` called from many rayon tasks at once, all on the same
+/// provider (a program validating in parallel, say): every call answers, none
+/// waits for itself. (A rayon worker waiting for a load runs other tasks of its
+/// pool meanwhile; had the load been handed to a pool, that worker could start
+/// a second load of the same provider inside the first and wait forever for
+/// its own lock. Before the fix this hung about one run in six.)
+#[test]
+fn loads_from_rayon_tasks_never_wait_for_themselves() {
+    use rayon::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    for kit in 0..12 {
+        for i in 0..20 {
+            write(
+                dir.path().join(format!("k{kit}/skills/s{i}/SKILL.md")),
+                skill_md(&format!("s{i}"), "A skill.", "Do it."),
+            );
+        }
+    }
+    let local = Local::each(dir.path());
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for _ in 0..3 {
+            // Files this fresh are read again on every load (the racy rule),
+            // so each load does its full work.
+            let counts: Vec<usize> = pool.install(|| {
+                (0..128)
+                    .into_par_iter()
+                    .map(|_| local.load().unwrap().iter().map(|k| k.skills.len()).sum())
+                    .collect()
+            });
+            done.send(counts).unwrap();
+        }
+    });
+    for _ in 0..3 {
+        let counts = finished
+            .recv_timeout(Duration::from_secs(120))
+            .expect("a load from a rayon task never finished: it waited for itself");
+        assert!(counts.iter().all(|&n| n == 240), "{counts:?}");
+    }
+}

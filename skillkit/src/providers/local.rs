@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
@@ -168,12 +168,26 @@ impl Local {
 
     /// Loads the kits now, blocking this thread until they are loaded (the
     /// blocking form of [`KitProvider::list_kits`]). Files are read and parsed
-    /// on [rayon](https://docs.rs/rayon)'s global pool.
+    /// on a pool of threads of SkillKit's own, or on this thread when it is
+    /// itself a [rayon](https://docs.rs/rayon) worker (a load there could
+    /// otherwise run another task of its pool while it waits).
     ///
     /// ```
     /// assert!(skillkit::Local::new("/no/such/dir").load().is_err());
     /// ```
     pub fn load(&self) -> Result<Vec<Kit>, ProviderError> {
+        match pool() {
+            Some(pool) if rayon::current_thread_index().is_none() => {
+                let context = Context::current();
+                pool.install(|| context.enter(|| self.load_here(&context)))
+            }
+            _ => self.load_here(&Context::current()),
+        }
+    }
+
+    /// [`load`](Local::load), in parallel when running on [`pool`], logging
+    /// in the caller's `context`.
+    fn load_here(&self, context: &Context) -> Result<Vec<Kit>, ProviderError> {
         let inner = &self.inner;
         let mut cache = inner.cache.lock().unwrap_or_else(PoisonError::into_inner);
         let io = |source| ProviderError::Io {
@@ -199,15 +213,17 @@ impl Local {
                 jobs.push((dir, name, kit_cache));
             }
         }
-        // Every kit at once, on the rayon pool: the files of a small kit load
-        // beside those of a big one.
-        let refreshed: Vec<_> = jobs
-            .into_par_iter()
-            .map(|(dir, name, mut kit_cache)| {
-                let kit = refresh(&inner.label, name, &dir, &mut kit_cache);
-                (dir, kit_cache, kit)
-            })
-            .collect();
+        let refresh_one = |(dir, name, mut kit_cache): (PathBuf, String, KitCache)| {
+            let kit = context.enter(|| refresh(&inner.label, name, &dir, &mut kit_cache));
+            (dir, kit_cache, kit)
+        };
+        // Every kit at once on the pool: the files of a small kit load beside
+        // those of a big one.
+        let refreshed: Vec<_> = if on_pool() {
+            jobs.into_par_iter().map(refresh_one).collect()
+        } else {
+            jobs.into_iter().map(refresh_one).collect()
+        };
         let mut kits = Vec::with_capacity(refreshed.len());
         for (dir, kit_cache, kit) in refreshed {
             match kit {
@@ -226,7 +242,7 @@ impl Local {
 
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
 /// racy), and reusing the previous kit when nothing changed at all. The first
-/// time, files are read and parsed on the rayon pool while the walk goes on.
+/// time, files are read and parsed on [`pool`] while the walk goes on.
 fn refresh(
     provider: &str,
     name: String,
@@ -322,28 +338,83 @@ fn store(
     }
 }
 
+/// The most threads [`pool`] starts.
+const MAX_THREADS: usize = 8;
+
+/// The threads `Local` reads and parses files on, started at the first load
+/// and kept for the life of the process, so a query starts no thread. A pool
+/// of its own: loads never queue behind the program's other rayon work, and
+/// no task of the program runs inside a load. `None` when no thread could be
+/// started (files then load on the caller's thread).
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("skillkit-local-{i}"))
+            .build()
+            .inspect_err(|e| tracing::warn!("files will load on the calling thread: {e}"))
+            .ok()
+    })
+    .as_ref()
+}
+
+/// The caller's tracing subscriber and span, carried onto [`pool`]'s threads
+/// so that warnings about skipped files reach whoever listens on the caller.
+struct Context {
+    dispatch: tracing::Dispatch,
+    span: tracing::Span,
+}
+
+impl Context {
+    fn current() -> Context {
+        Context {
+            dispatch: tracing::dispatcher::get_default(tracing::Dispatch::clone),
+            span: tracing::Span::current(),
+        }
+    }
+
+    fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        tracing::dispatcher::with_default(&self.dispatch, || self.span.in_scope(f))
+    }
+}
+
+/// Whether this thread is one of [`pool`]'s.
+fn on_pool() -> bool {
+    pool().is_some_and(|pool| pool.current_thread_index().is_some())
+}
+
 /// Loads every file `feed` hands over (`None` for one that vanished since it
-/// was found), each as a task of the rayon pool, started as soon as it is
-/// handed over, so files are read and parsed while `feed` goes on (a walk, say).
+/// was found). On [`pool`], each file is a task started as soon as it is
+/// handed over, so files are read and parsed while `feed` goes on (a walk,
+/// say); elsewhere, one after the other.
 fn load_files<R: Send>(
     kit: &str,
     read_at: SystemTime,
     feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R + Send,
 ) -> (R, Vec<(PathBuf, Option<CachedFile>)>) {
     let loaded = Mutex::new(Vec::new());
-    let result = rayon::scope(|scope| {
-        feed(&mut |path| {
-            let path = path.to_path_buf();
-            let loaded = &loaded;
-            scope.spawn(move |_| {
-                let file = load_file(kit, &path, read_at);
-                loaded
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push((path, file));
-            });
+    let load = |path: PathBuf| {
+        let file = load_file(kit, &path, read_at);
+        loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((path, file));
+    };
+    let result = if on_pool() {
+        rayon::scope(|scope| {
+            feed(&mut |path| {
+                let path = path.to_path_buf();
+                let load = &load;
+                scope.spawn(move |_| load(path));
+            })
         })
-    });
+    } else {
+        feed(&mut |path| load(path.to_path_buf()))
+    };
     let loaded = loaded.into_inner().unwrap_or_else(PoisonError::into_inner);
     (result, loaded)
 }
