@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 /// The mapping `yaml` holds, when it is written in the plain subset; `None`
 /// when the full parser must decide.
 pub(super) fn parse(yaml: &str) -> Option<Map<String, Value>> {
-    if !plain_text(yaml.as_bytes()) {
+    if !plain_text(yaml) {
         return None;
     }
     // Outside multi-line scalars (which the subset has not), blank lines,
@@ -50,33 +50,39 @@ pub(super) fn parse(yaml: &str) -> Option<Map<String, Value>> {
 /// Whether every character is one the subset allows: printable, no tab, no
 /// carriage return but in a CRLF pair, no character some YAML readers take
 /// for a line break or a byte-order mark.
-fn plain_text(bytes: &[u8]) -> bool {
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' | b' '..=b'~' => {}
-            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {}
-            // C1 controls (U+0080..U+009F, NEL among them).
-            0xC2 if bytes.get(i + 1).is_some_and(|b| (0x80..=0x9F).contains(b)) => {
-                return false;
-            }
-            // U+2028 and U+2029 (line and paragraph separators).
-            0xE2 if bytes[i + 1..].starts_with(&[0x80])
-                && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9)) =>
-            {
-                return false;
-            }
-            // U+FEFF (byte-order mark), U+FFFE and U+FFFF (non-characters).
-            0xEF if bytes[i + 1..].starts_with(&[0xBB, 0xBF])
-                || (bytes[i + 1..].starts_with(&[0xBF])
-                    && matches!(bytes.get(i + 2), Some(0xBE | 0xBF))) =>
-            {
-                return false;
-            }
-            0x80.. => {}
-            _ => return false,
+fn plain_text(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        // Printable ASCII and line feeds: nearly every byte of a frontmatter.
+        at += bytes[at..]
+            .iter()
+            .take_while(|&&b| (b' '..=b'~').contains(&b) || b == b'\n')
+            .count();
+        let Some(&byte) = bytes.get(at) else {
+            return true;
+        };
+        if byte == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+            at += 2;
+            continue;
         }
-        i += 1;
+        if byte < 0x80 {
+            return false;
+        }
+        // Non-ASCII: `at` is on a character boundary, every step above being
+        // whole characters.
+        let Some(c) = text[at..].chars().next() else {
+            return false;
+        };
+        if ('\u{80}'..='\u{9f}').contains(&c)
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+            )
+        {
+            return false;
+        }
+        at += c.len_utf8();
     }
     true
 }
@@ -149,16 +155,24 @@ fn at(line: &str, indent: usize) -> bool {
 /// A one-line scalar: double-quoted without escapes, single-quoted without
 /// doubled quotes, or plain (resolved as the full parser resolves it).
 fn scalar(text: &str) -> Option<Value> {
-    let quoted = |quote: char, forbidden: &[char]| {
-        let inner = text.strip_prefix(quote)?.strip_suffix(quote)?;
-        (!inner.contains(forbidden)).then(|| Value::String(inner.to_owned()))
+    let bytes = text.as_bytes();
+    let quoted = |quote: u8, escape: u8| {
+        let inner = bytes.strip_prefix(&[quote])?.strip_suffix(&[quote])?;
+        let plain = !inner.iter().any(|&b| b == quote || b == escape);
+        // The quotes are ASCII, so the inner bytes are whole characters.
+        plain.then(|| Value::String(text[1..text.len() - 1].to_owned()))
     };
-    match text.as_bytes().first()? {
-        b'"' => quoted('"', &['"', '\\']),
-        b'\'' => quoted('\'', &['\'']),
+    match bytes.first()? {
+        b'"' => quoted(b'"', b'\\'),
+        b'\'' => quoted(b'\'', b'\''),
         b'-' | b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!'
         | b'|' | b'>' | b'%' | b'@' | b'`' | b' ' => None,
-        _ if text.contains(": ") || text.ends_with(':') || text.contains(" #") => None,
+        // `: ` would start a mapping, ` #` a comment, a final `:` a mapping.
+        _ if bytes.ends_with(b":")
+            || bytes.windows(2).any(|pair| pair == b": " || pair == b" #") =>
+        {
+            None
+        }
         _ => Some(super::resolve(text)),
     }
 }
