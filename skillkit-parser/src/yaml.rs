@@ -44,8 +44,9 @@ pub(crate) fn parse_plain_mapping(yaml: &str) -> Option<Map<String, Value>> {
 }
 
 /// Panics when the fast path answers and its answer is not the full parser's
-/// (for the `yaml_fast_path` fuzz target, built with `--cfg fuzzing`).
-#[cfg(fuzzing)]
+/// (for the fast path's tests, and the `yaml_fast_path` fuzz target, built
+/// with `--cfg fuzzing`).
+#[cfg(any(test, fuzzing))]
 pub fn check_fast_path(yaml: &str) {
     if let Some(map) = fast::parse(yaml) {
         match parse(yaml, 2) {
