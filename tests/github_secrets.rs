@@ -8,9 +8,6 @@
 #[path = "github_support/mod.rs"]
 mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use serde_json::json;
 use skillkit::providers::github::{ApiToken, Limits};
 use skillkit::{Catalog, GitHub, KitProvider, ToolExecution, ToolOutcome};
@@ -19,25 +16,11 @@ use support::{Endpoint, Fault, Server, Tarball, files_under, gzip_bomb, sha, sup
 const TOKEN: &str = "ghp_SkillKitTestToken0123456789abcdefXYZ";
 const TOKEN_VAR: &str = "SKILLKIT_GITHUB_SECRETS_TEST_TOKEN";
 
-/// Everything the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn the_token_never_appears_anywhere() {
     // SAFETY: this binary holds this one test, and no other thread runs yet.
     unsafe { std::env::set_var(TOKEN_VAR, TOKEN) };
-    let captured = Captured::default();
+    let captured = skillkit_tests::Logs::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
@@ -52,7 +35,7 @@ fn the_token_never_appears_anywhere() {
         .unwrap();
     let mut shown = runtime.block_on(exercise());
 
-    let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    let logs = captured.text();
     assert!(
         logs.contains("resolving commit"),
         "the capture saw no provider log"

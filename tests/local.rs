@@ -238,21 +238,7 @@ async fn a_missing_directory_is_an_error_that_names_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn skipped_files_are_logged_with_file_and_reason() {
-    use std::io::Write;
-    use std::sync::Mutex;
-
-    #[derive(Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buffer {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let buffer = Buffer::default();
+    let buffer = skillkit_tests::Logs::default();
     let writer = buffer.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
@@ -270,7 +256,7 @@ async fn skipped_files_are_logged_with_file_and_reason() {
         local.load().unwrap()
     };
     assert_eq!(kits[0].skills.len(), 1);
-    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let log = buffer.text();
     assert!(log.contains("WARN"), "{log}");
     assert!(log.contains("bad/SKILL.md"), "{log}");
     assert!(

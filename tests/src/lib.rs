@@ -20,3 +20,31 @@ pub fn write(path: impl AsRef<Path>, text: impl AsRef<[u8]>) {
 pub fn skill_md(name: &str, description: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n{body}")
 }
+
+/// Everything a tracing subscriber writes, kept in memory: give
+/// `move || logs.clone()` to `tracing_subscriber::fmt().with_writer`, then
+/// read it back with [`Logs::text`].
+#[derive(Clone, Default)]
+pub struct Logs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Logs {
+    /// What has been written so far.
+    pub fn text(&self) -> String {
+        let bytes = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
