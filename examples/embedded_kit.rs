@@ -7,7 +7,9 @@
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::json;
-use skillkit::{Catalog, Handler, Kit, Local, ProviderError, Skill, ToolExecution, ToolOutcome};
+use skillkit::{
+    Catalog, EmbeddedKit, Kit, Local, ProviderError, Skill, ToolExecution, ToolOutcome,
+};
 
 /// The skills of `kits/files` (parsed at build time, embedded in the binary),
 /// executed against the folder `root`.
@@ -35,7 +37,7 @@ impl FilesKit {
     }
 }
 
-impl skillkit::EmbeddedKit for FilesKit {
+impl EmbeddedKit for FilesKit {
     // One kit, several skills: the execution carries the skill being called.
     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
         let path = match self.resolve(execution.arguments()) {
@@ -65,16 +67,17 @@ impl skillkit::EmbeddedKit for FilesKit {
 
     // An override that keeps the generated behaviour (the embedded kit) and
     // adds a skill known only at run time.
-    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        let mut root = Skill::new(
+    async fn kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        let root = Skill::new(
             "files:root",
             format!(
                 "Tell where the project folder is ({}).",
                 self.root.display()
             ),
         );
-        root.handler = Handler::Provider;
-        Ok(vec![Self::embedded_kit().clone().with_skill(root)])
+        let mut kit = Self::embedded_kit().clone().with_skill(root);
+        kit.agent = self.agent_definition();
+        Ok(vec![kit])
     }
 }
 
@@ -97,15 +100,13 @@ async fn main() {
     }
 
     let snapshot = catalog.snapshot().await;
-    let Some(list) = snapshot.tool("files:list") else {
+    let (Some(skill), Some(list)) = (snapshot.skill("files:list"), snapshot.tool("files:list"))
+    else {
         eprintln!("files:list is not executable");
         return;
     };
-    let execution = ToolExecution::new(list.skill, json!({ "arguments": "kits" }));
-    println!(
-        "files:list kits -> {:?}",
-        list.tool.execute(execution).await
-    );
+    let execution = ToolExecution::new(skill.clone(), json!({ "arguments": "kits" }));
+    println!("files:list kits -> {:?}", list.execute(execution).await);
 
     // The Local kit beside it serves knowledge skills, rendered for the model.
     if let Some(summarize) = snapshot.skill("notes:summarize") {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use skillkit::{
-    AgentDefinition, Catalog, Handler, Kit, KitProvider, Local, Memory, ProviderError, Skill, Tool,
+    AgentDefinition, Catalog, Kit, KitProvider, Local, Memory, ProviderError, Skill, Tool,
     ToolExecution, ToolOutcome,
 };
 use skillkit_tests::{skill_md, write};
@@ -190,39 +190,64 @@ struct SelfExecuting;
 #[skillkit::async_trait]
 impl KitProvider for SelfExecuting {
     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        let mut skill = Skill::new("own:shout", "Shout.");
-        skill.handler = Handler::Provider;
         Ok(vec![
             Kit::new("own")
-                .with_skill(skill)
+                .with_skill(Skill::new("own:shout", "Shout."))
                 .with_skill(Skill::new("own:know", "Knowledge.")),
         ])
     }
-    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>> {
-        Some(Arc::new(Upper))
+    fn tool(self: Arc<Self>, skill: &Skill) -> Option<Arc<dyn Tool>> {
+        (skill.bare_name() == "shout").then(|| Arc::new(Upper) as Arc<dyn Tool>)
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn tools_resolve_explicit_and_provider_handlers() {
+async fn providers_bind_tools_to_their_skills() {
     let memory = Memory::new();
-    memory.put(Skill::new("util:upper", "Upper-case.").with_tool(Upper));
+    memory.put_tool(Skill::new("util:upper", "Upper-case."), Upper);
+    memory.put(Skill::new("util:guide", "Knowledge."));
     let catalog = Catalog::builder()
-        .provider(memory)
+        .provider(memory.clone())
         .provider(SelfExecuting)
         .build();
-    let tools = catalog.tools().await;
-    let names: Vec<&str> = tools.iter().map(|t| t.definition.name.as_str()).collect();
+    let snapshot = catalog.snapshot().await;
+    let tools: Vec<_> = snapshot
+        .entries()
+        .filter_map(|e| Some((Arc::clone(e.skill), e.tool?)))
+        .collect();
+    let names: Vec<&str> = tools.iter().map(|(s, _)| s.name.as_ref()).collect();
     assert_eq!(names, ["util:upper", "own:shout"]);
-    for tool in tools {
-        let outcome = skillkit::tool::call(
-            &*tool.tool,
-            ToolExecution::new(tool.skill.clone(), "hi".into()),
-        )
-        .await;
-        let expected = format!("{}:HI", tool.skill.bare_name());
+    for (skill, tool) in tools {
+        let outcome =
+            skillkit::tool::call(&*tool, ToolExecution::new(skill.clone(), "hi".into())).await;
+        let expected = format!("{}:HI", skill.bare_name());
         assert_eq!(outcome, ToolOutcome::ok(expected));
     }
+    // A knowledge skill put over an executable one takes its tool away.
+    memory.put(Skill::new("util:upper", "Now knowledge."));
+    assert!(catalog.snapshot().await.tool("util:upper").is_none());
+}
+
+/// A provider that fetches one kit more cheaply than all: `list_kits` is
+/// empty, `get_kit` answers.
+struct OneByOne;
+#[skillkit::async_trait]
+impl KitProvider for OneByOne {
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        Ok(Vec::new())
+    }
+    async fn get_kit(&self, name: &str) -> Result<Option<Kit>, ProviderError> {
+        Ok((name == "lazy").then(|| Kit::new("lazy").with_skill(Skill::new("lazy:x", "X."))))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn get_kit_goes_through_each_providers_get_kit() {
+    let catalog = Catalog::builder().provider(OneByOne).build();
+    assert!(catalog.list_kits().await.is_empty());
+    let kit = catalog.get_kit("lazy").await.unwrap();
+    assert_eq!(kit.skills[0].name, "lazy:x");
+    assert!(catalog.get_kit("other").await.is_none());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -239,7 +264,7 @@ async fn every_query_asks_every_provider() {
     let catalog = Catalog::builder().shared(counting.clone()).build();
     catalog.list_kits().await;
     catalog.get_skill("x:y").await;
-    catalog.tools().await;
+    catalog.snapshot().await;
     assert_eq!(counting.0.load(Ordering::SeqCst), 3);
 }
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use skillkit::{
-    AgentDefinition, Catalog, Handler, Kit, KitProvider, Local, Skill, ToolDefinition,
-    ToolExecution, ToolOutcome,
+    AgentDefinition, Catalog, EmbeddedKit, Kit, KitProvider, Local, Skill, ToolExecution,
+    ToolOutcome,
 };
 
 /// The nested layout: `AGENT.md`, `skills/*/SKILL.md`, `agents/*.md`.
@@ -15,7 +15,7 @@ use skillkit::{
 #[kit(path = "fixtures/kits/files", name = "files")]
 struct FilesKit;
 
-impl skillkit::EmbeddedKit for FilesKit {
+impl EmbeddedKit for FilesKit {
     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
         ToolOutcome::ok(json!({"skill": execution.skill.name, "input": execution.input}))
     }
@@ -26,7 +26,7 @@ impl skillkit::EmbeddedKit for FilesKit {
 #[kit(path = "fixtures/kits/flat")]
 struct TextTools;
 
-impl skillkit::EmbeddedKit for TextTools {
+impl EmbeddedKit for TextTools {
     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
         let text = execution.arguments();
         match execution.skill.bare_name() {
@@ -113,7 +113,10 @@ fn every_frontmatter_value_is_kept() {
         read.body,
         "Read the file at $ARGUMENTS and return its content.\n"
     );
-    assert!(matches!(read.handler, Handler::Provider));
+    assert!(
+        Arc::new(FilesKit).tool(read).is_some(),
+        "its kit executes it"
+    );
     assert!(read.location.is_none(), "no file is read at run time");
     // A name that already carries the kit's own prefix is kept as is.
     assert!(FilesKit::embedded_kit().skill("files:write").is_some());
@@ -203,11 +206,14 @@ async fn provider_methods_have_the_generated_behaviour() {
     #[allow(deprecated)]
     let legacy = FilesKit.load_kits().await.unwrap();
     assert_eq!(legacy[0].name, "files");
-    let tool = Arc::new(FilesKit)
-        .tool()
-        .expect("the kit executes its skills");
     let read = Arc::clone(FilesKit::embedded_kit().skill("files:read").unwrap());
-    assert_eq!(tool.definition(&read), ToolDefinition::for_skill(&read));
+    let tool = Arc::new(FilesKit)
+        .tool(&read)
+        .expect("the kit executes its skills");
+    assert_eq!(
+        tool.definition(&read),
+        skillkit::tool::skill_definition(&read)
+    );
     let outcome = tool
         .resume(ToolExecution::new(read, json!({})), json!(1), json!("yes"))
         .await;
@@ -222,9 +228,10 @@ async fn a_catalog_executes_each_skill_with_its_own_behaviour() {
         .build();
     let snapshot = catalog.snapshot().await;
     let run = |name: &str, arguments: &str| {
-        let found = snapshot.tool(name).unwrap();
-        let execution = ToolExecution::new(found.skill, json!({ "arguments": arguments }));
-        async move { found.tool.execute(execution).await }
+        let skill = Arc::clone(snapshot.skill(name).unwrap());
+        let tool = snapshot.tool(name).unwrap();
+        let execution = ToolExecution::new(skill, json!({ "arguments": arguments }));
+        async move { tool.execute(execution).await }
     };
     assert_eq!(
         run("text_tools:upper", "hello").await,
@@ -242,9 +249,9 @@ async fn a_catalog_executes_each_skill_with_its_own_behaviour() {
     assert!(snapshot.skill("files:read").is_some());
     assert!(snapshot.tool("files:read").is_none());
     let tools: Vec<String> = snapshot
-        .tools()
-        .into_iter()
-        .map(|t| t.definition.name)
+        .entries()
+        .filter(|e| e.tool.is_some())
+        .map(|e| e.skill.name.to_string())
         .collect();
     assert_eq!(
         tools,
@@ -255,13 +262,11 @@ async fn a_catalog_executes_each_skill_with_its_own_behaviour() {
 #[tokio::test]
 async fn execute_receives_the_full_skill() {
     let catalog = Catalog::builder().provider(FilesKit).build();
-    let found = catalog.snapshot().await.tool("files:read").unwrap();
-    let outcome = found
-        .tool
-        .execute(ToolExecution::new(
-            found.skill,
-            json!({"arguments": "a.txt"}),
-        ))
+    let snapshot = catalog.snapshot().await;
+    let skill = Arc::clone(snapshot.skill("files:read").unwrap());
+    let tool = snapshot.tool("files:read").unwrap();
+    let outcome = tool
+        .execute(ToolExecution::new(skill, json!({"arguments": "a.txt"})))
         .await;
     assert_eq!(
         outcome,

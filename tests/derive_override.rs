@@ -1,13 +1,14 @@
-//! `#[derive(Kit)]`: every generated method can be overridden, and an override
-//! can still use the generated behaviour (the embedded kit).
+//! `#[derive(Kit)]`: every generated behaviour can be overridden through
+//! `EmbeddedKit`, an override can still use the generated data (the embedded
+//! kit), and what a derive user overrides is what every consumer sees.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use skillkit::{
-    AgentDefinition, Catalog, Handler, Kit, KitProvider, ProviderError, Skill, Tool,
-    ToolDefinition, ToolExecution, ToolOutcome,
+    AgentDefinition, Catalog, EmbeddedKit, Kit, KitProvider, ProviderError, Skill, ToolDefinition,
+    ToolExecution, ToolOutcome,
 };
 
 /// Text tools compiled in, plus skills added at run time.
@@ -15,25 +16,28 @@ use skillkit::{
 #[kit(path = "fixtures/kits/flat", name = "text")]
 struct Text {
     runtime: Mutex<Vec<Arc<Skill>>>,
-    agent: AgentDefinition,
+    agent: Arc<AgentDefinition>,
 }
 
 impl Text {
     fn new() -> Self {
         Text {
             runtime: Mutex::new(Vec::new()),
-            agent: AgentDefinition::new("text", "Works with text; configured at run time."),
+            agent: Arc::new(AgentDefinition::new(
+                "text",
+                "Works with text; configured at run time.",
+            )),
         }
     }
 
     fn add(&self, name: &str, description: &str) {
-        let mut skill = Skill::new(format!("text:{name}"), description.to_owned());
-        skill.handler = Handler::Provider;
+        let skill = Skill::new(format!("text:{name}"), description.to_owned());
         self.runtime.lock().unwrap().push(Arc::new(skill));
     }
 }
 
-impl skillkit::EmbeddedKit for Text {
+// Importing `EmbeddedKit` beside `KitProvider` makes no call ambiguous.
+impl EmbeddedKit for Text {
     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
         let text = execution.arguments();
         match execution.skill.bare_name() {
@@ -48,25 +52,26 @@ impl skillkit::EmbeddedKit for Text {
     }
 
     fn definition(&self, skill: &Skill) -> ToolDefinition {
-        let mut definition = ToolDefinition::for_skill(skill);
-        definition.name = definition.name.replace(':', "_");
+        let mut definition = skillkit::tool::skill_definition(skill);
+        definition.description = format!("[text] {}", definition.description);
         definition
     }
 
-    fn name(&self) -> Cow<'_, str> {
+    fn provider_name(&self) -> Cow<'_, str> {
         Cow::Borrowed("text-tools")
     }
 
-    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+    async fn kits(&self) -> Result<Vec<Kit>, ProviderError> {
         let mut kit = Self::embedded_kit().clone();
+        kit.agent = self.agent_definition();
         for skill in self.runtime.lock().unwrap().iter() {
-            kit = kit.with_skill(Arc::clone(skill));
+            kit.insert_skill(Arc::clone(skill));
         }
         Ok(vec![kit])
     }
 
-    fn agent_definition(&self) -> Option<&AgentDefinition> {
-        Some(&self.agent)
+    fn agent_definition(&self) -> Option<Arc<AgentDefinition>> {
+        Some(Arc::clone(&self.agent))
     }
 }
 
@@ -75,22 +80,13 @@ impl skillkit::EmbeddedKit for Text {
 #[kit(path = "fixtures/kits/flat", name = "closed")]
 struct Closed;
 
-impl skillkit::EmbeddedKit for Closed {
+impl EmbeddedKit for Closed {
     async fn execute(&self, _: ToolExecution) -> ToolOutcome {
         ToolOutcome::error("closed")
     }
 
-    async fn get_kit(&self, _: &str) -> Result<Option<Kit>, ProviderError> {
-        Err(ProviderError::other("get_kit is closed"))
-    }
-
-    #[allow(deprecated)]
-    async fn load_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        Err(ProviderError::other("load_kits is closed"))
-    }
-
-    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>> {
-        None
+    fn executes(&self, skill: &Skill) -> bool {
+        skill.bare_name() == "count"
     }
 }
 
@@ -111,19 +107,26 @@ async fn runtime_skills_join_the_embedded_ones() {
         names,
         ["text:count", "text:lower", "text:reverse", "text:upper"]
     );
-    // The default `get_kit` follows the overridden `list_kits`.
+    // `get_kit`, the legacy `load_kits` and the catalog's `get_kit` all follow `kits`.
     let kit = text.get_kit("text").await.unwrap().unwrap();
     assert!(kit.skill("text:lower").is_some());
     #[allow(deprecated)]
     let legacy = text.load_kits().await.unwrap();
     assert_eq!(legacy[0].skills.len(), 4);
-    // The runtime skill is executed by the same kit.
-    let found = catalog.snapshot().await.tool("text:lower").unwrap();
-    let execution = ToolExecution::new(found.skill, json!({"arguments": "QUIET"}));
-    assert_eq!(
-        found.tool.execute(execution).await,
-        ToolOutcome::ok("quiet")
+    assert!(
+        catalog
+            .get_kit("text")
+            .await
+            .unwrap()
+            .skill("text:lower")
+            .is_some()
     );
+    // The runtime skill is executed by the same kit.
+    let snapshot = catalog.snapshot().await;
+    let skill = Arc::clone(snapshot.skill("text:lower").unwrap());
+    let tool = snapshot.tool("text:lower").unwrap();
+    let execution = ToolExecution::new(skill, json!({"arguments": "QUIET"}));
+    assert_eq!(tool.execute(execution).await, ToolOutcome::ok("quiet"));
 }
 
 #[tokio::test]
@@ -131,38 +134,43 @@ async fn tool_overrides_reach_the_catalog() {
     let text = Text::new();
     assert_eq!(text.name(), "text-tools");
     let catalog = Catalog::builder().provider(text).build();
-    let found = catalog.snapshot().await.tool("text:upper").unwrap();
-    assert_eq!(found.definition.name, "text_upper");
-    let execution = ToolExecution::new(found.skill, json!({}));
+    let snapshot = catalog.snapshot().await;
+    let skill = snapshot.skill("text:upper").unwrap();
+    let tool = snapshot.tool("text:upper").unwrap();
+    assert!(tool.definition(skill).description.starts_with("[text] "));
+    let execution = ToolExecution::new(Arc::clone(skill), json!({}));
     assert_eq!(
-        found
-            .tool
-            .resume(execution, json!({"step": 1}), json!("yes"))
+        tool.resume(execution, json!({"step": 1}), json!("yes"))
             .await,
         ToolOutcome::ok(json!({"state": {"step": 1}, "decision": "yes"}))
     );
 }
 
-#[test]
-fn agent_definition_override_wins_over_the_missing_agent_md() {
+#[tokio::test]
+async fn the_catalog_serves_the_overridden_root_agent() {
     let text = Text::new();
     assert_eq!(
         text.agent_definition().unwrap().description,
         "Works with text; configured at run time."
     );
     assert!(Text::embedded_kit().agent.is_none());
+    let catalog = Catalog::builder().provider(text).build();
+    let root = catalog.root_agent().await.unwrap();
+    assert_eq!(root.description, "Works with text; configured at run time.");
+    let kit = catalog.get_kit("text").await.unwrap();
+    assert_eq!(kit.agent.unwrap().name, "text");
 }
 
 #[tokio::test]
-async fn provider_overrides_are_called() {
-    let closed = Arc::new(Closed);
-    assert!(closed.get_kit("closed").await.is_err());
-    #[allow(deprecated)]
-    let legacy = closed.load_kits().await;
-    assert!(legacy.is_err());
-    // `list_kits` keeps the generated behaviour.
-    assert_eq!(closed.list_kits().await.unwrap()[0].name, "closed");
-    assert!(closed.clone().tool().is_none());
-    let catalog = Catalog::builder().shared(closed).build();
-    assert!(catalog.snapshot().await.tool("closed:upper").is_none());
+async fn executes_decides_which_skills_are_tools() {
+    let catalog = Catalog::builder().provider(Closed).build();
+    let snapshot = catalog.snapshot().await;
+    let executable: Vec<String> = snapshot
+        .entries()
+        .filter(|e| e.tool.is_some())
+        .map(|e| e.skill.name.to_string())
+        .collect();
+    assert_eq!(executable, ["closed:count"]);
+    assert!(snapshot.tool("closed:upper").is_none());
+    assert_eq!(Closed.name(), "embedded:closed");
 }

@@ -316,9 +316,9 @@ async fn builtin_skills_run_as_tools_through_a_catalog() {
 
     let snapshot = catalog.snapshot().await;
     let tools: Vec<String> = snapshot
-        .tools()
-        .iter()
-        .map(|t| t.definition.name.clone())
+        .entries()
+        .filter(|e| e.tool.is_some())
+        .map(|e| e.skill.name.to_string())
         .collect();
     assert_eq!(
         tools,
@@ -330,13 +330,15 @@ async fn builtin_skills_run_as_tools_through_a_catalog() {
         ]
     );
     let import = snapshot.tool("github:import").unwrap();
+    let import_skill = snapshot.skill("github:import").unwrap();
     assert_eq!(
-        import.definition.input_schema["required"],
+        import.definition(import_skill).input_schema["required"],
         json!(["source"])
     );
     let run = |name: &str, input: serde_json::Value| {
+        let skill = std::sync::Arc::clone(snapshot.skill(name).unwrap());
         let tool = snapshot.tool(name).unwrap();
-        async move { skillkit::tool::call(&*tool.tool, ToolExecution::new(tool.skill, input)).await }
+        async move { skillkit::tool::call(&*tool, ToolExecution::new(skill, input)).await }
     };
 
     let ToolOutcome::Ok(output) = run("github:import", json!({"source": "obra/superpowers"})).await

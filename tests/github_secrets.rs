@@ -172,12 +172,10 @@ async fn exercise() -> Vec<(String, String)> {
         ("github:list", json!({})),
         ("github:refresh", json!({"source": "obra/superpowers"})),
     ] {
-        let skill_tool = snapshot.tool(tool).unwrap();
-        let outcome: ToolOutcome = skillkit::tool::call(
-            &*skill_tool.tool,
-            ToolExecution::new(skill_tool.skill, input),
-        )
-        .await;
+        let skill = std::sync::Arc::clone(snapshot.skill(tool).unwrap());
+        let executor = snapshot.tool(tool).unwrap();
+        let outcome: ToolOutcome =
+            skillkit::tool::call(&*executor, ToolExecution::new(skill, input)).await;
         shown.push((format!("{tool} outcome"), format!("{outcome:?}")));
     }
 

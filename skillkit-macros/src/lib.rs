@@ -22,16 +22,17 @@ use syn::{DeriveInput, parse_macro_input};
 
 /// Compiles a kit into the binary: every `SKILL.md`, `AGENT.md` and
 /// `agents/*.md` of a directory is parsed at build time and embedded as
-/// `static` data; the struct becomes a `KitProvider` and a `Tool`.
+/// `static` data; completed with `skillkit::EmbeddedKit`, the struct is a
+/// `KitProvider` whose skills it executes.
 ///
 /// ```
-/// use skillkit::{Kit, KitProvider, ToolExecution, ToolOutcome};
+/// use skillkit::{EmbeddedKit, Kit, KitProvider, ToolExecution, ToolOutcome};
 ///
 /// #[derive(Kit)]
 /// #[kit(path = "kits/greet", name = "greet")]
 /// struct Greetings;
 ///
-/// impl skillkit::EmbeddedKit for Greetings {
+/// impl EmbeddedKit for Greetings {
 ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
 ///         ToolOutcome::ok(format!("Hello, {}!", execution.arguments()))
 ///     }
@@ -61,16 +62,17 @@ use syn::{DeriveInput, parse_macro_input};
 /// # What is generated
 ///
 /// * `embedded_kit() -> &'static Kit`: the kit, built once from the static
-///   data; its skills are executed by the struct itself
-///   (`Handler::Provider`), its sub-agents are named `<kit>:<agent>`.
-/// * `agent_definition(&self)`: the parsed root `AGENT.md`, if any.
-/// * `impl KitProvider` and `impl Tool`, which call the methods of
-///   `skillkit::EmbeddedKit`. You implement that trait: `execute` is required
-///   (forgetting it is one compile error saying what to write), every other
-///   method (`list_kits`, `get_kit`, `load_kits`, `name`, `tool`,
-///   `definition`, `resume`, `agent_definition`) has the generated behaviour as
-///   default and can be overridden; an override reaches the embedded kit
-///   through `Self::embedded_kit()`.
+///   data; its sub-agents are named `<kit>:<agent>`.
+/// * `impl skillkit::embed::Embedded`, the same data for skillkit's blanket
+///   impls.
+///
+/// You complete the struct with `skillkit::EmbeddedKit`: `execute` is required
+/// (forgetting it is one compile error saying what to write); every other
+/// method (`kits`, `agent_definition`, `executes`, `definition`, `resume`,
+/// `provider_name`) has the generated behaviour as default and can be
+/// overridden, reaching the embedded kit through `Self::embedded_kit()`. Every
+/// `EmbeddedKit` is a `KitProvider` (and its skills' tool) built from those
+/// methods, so an override is what every consumer sees.
 ///
 /// # Rebuilds
 ///

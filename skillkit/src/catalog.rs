@@ -17,8 +17,8 @@ use skillkit_parser::Diagnostic;
 use crate::agent::AgentDefinition;
 use crate::kit::Kit;
 use crate::provider::KitProvider;
-use crate::skill::{Handler, Skill};
-use crate::tool::{Tool, ToolDefinition};
+use crate::skill::Skill;
+use crate::tool::Tool;
 
 /// How long a provider may take to answer one query, by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -40,6 +40,15 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Clone)]
 pub struct Catalog {
     inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("providers", &self.provider_names())
+            .field("timeout", &self.inner.timeout)
+            .finish()
+    }
 }
 
 struct Inner {
@@ -127,7 +136,8 @@ pub struct SkillSummary {
     pub description: String,
 }
 
-/// An executable skill with the tool that runs it, as an agent loop needs it.
+/// One skill of a [`Snapshot`], with its kit and the tool its provider binds
+/// to it (`None` for a knowledge skill).
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -138,27 +148,30 @@ pub struct SkillSummary {
 ///     async fn execute(&self, e: ToolExecution) -> ToolOutcome { ToolOutcome::ok(e.arguments()) }
 /// }
 /// let memory = Memory::new();
-/// memory.put(Skill::new("util:echo", "Echo.").with_tool(Echo));
-/// let tools = Catalog::builder().provider(memory).build().tools().await;
-/// assert_eq!(tools[0].definition.name, "util:echo");
+/// memory.put_tool(Skill::new("util:echo", "Echo."), Echo);
+/// memory.put(Skill::new("util:guide", "How to echo."));
+/// let snapshot = Catalog::builder().provider(memory).build().snapshot().await;
+/// let executable: Vec<_> = snapshot.entries().filter(|e| e.tool.is_some()).map(|e| e.skill.name.to_string()).collect();
+/// assert_eq!(executable, ["util:echo"]);
 /// # });
 /// ```
 #[derive(Clone)]
-pub struct SkillTool {
+pub struct Entry<'a> {
+    /// The kit the skill belongs to.
+    pub kit: &'a Kit,
     /// The skill.
-    pub skill: Arc<Skill>,
-    /// What the model is told about it.
-    pub definition: ToolDefinition,
-    /// The tool that executes it.
-    pub tool: Arc<dyn Tool>,
+    pub skill: &'a Arc<Skill>,
+    /// The code that executes it, when it is executable.
+    pub tool: Option<Arc<dyn Tool>>,
 }
 
-impl std::fmt::Debug for SkillTool {
+impl std::fmt::Debug for Entry<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SkillTool")
+        f.debug_struct("Entry")
+            .field("kit", &self.kit.name)
             .field("skill", &self.skill.name)
-            .field("definition", &self.definition)
-            .finish_non_exhaustive()
+            .field("executable", &self.tool.is_some())
+            .finish()
     }
 }
 
@@ -226,24 +239,13 @@ impl Catalog {
     pub async fn snapshot(&self) -> Snapshot {
         let timeout = self.inner.timeout;
         let answers = join_all(self.inner.providers.iter().map(|provider| {
+            let name = provider.name().into_owned();
             let provider = Arc::clone(provider);
             async move {
-                let name = provider.name().into_owned();
-                let mut task = tokio::spawn(async move { provider.list_kits().await });
-                let outcome = match tokio::time::timeout(timeout, &mut task).await {
-                    Ok(Ok(Ok(kits))) => Ok(kits),
-                    Ok(Ok(Err(error))) => Err(format!("{error}")),
-                    Ok(Err(join)) if join.is_panic() => Err(format!(
-                        "it panicked: {}",
-                        crate::tool::panic_message(&*join.into_panic())
-                    )),
-                    Ok(Err(join)) => Err(format!("its task was cancelled: {join}")),
-                    Err(_) => {
-                        task.abort();
-                        Err(format!("it did not answer within {timeout:?}"))
-                    }
-                };
-                (name, outcome)
+                (
+                    name,
+                    ask(timeout, async move { provider.list_kits().await }).await,
+                )
             }
         }))
         .await;
@@ -360,15 +362,43 @@ impl Catalog {
         self.snapshot().await.kits
     }
 
-    /// The kit named `name` (the first provider's, if several serve one).
+    /// The kit named `name` (the first provider's, if several serve one),
+    /// asked of every provider through its own
+    /// [`get_kit`](KitProvider::get_kit), so a provider that answers one kit
+    /// more cheaply (or differently) than all of them is heard. Providers that
+    /// fail are skipped with a warning, as in every query.
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// assert!(skillkit::Catalog::builder().build().get_kit("files").await.is_none());
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("files:read", "Read."));
+    /// let catalog = skillkit::Catalog::builder().provider(memory).build();
+    /// assert_eq!(catalog.get_kit("files").await.unwrap().skills.len(), 1);
+    /// assert!(catalog.get_kit("notes").await.is_none());
     /// # });
     /// ```
     pub async fn get_kit(&self, name: &str) -> Option<Kit> {
-        self.snapshot().await.kit(name).cloned()
+        let timeout = self.inner.timeout;
+        let answers = join_all(self.inner.providers.iter().map(|provider| {
+            let provider = Arc::clone(provider);
+            let kit = name.to_owned();
+            ask(timeout, async move { provider.get_kit(&kit).await })
+        }))
+        .await;
+        let mut found = None;
+        for (provider, answer) in self.inner.providers.iter().zip(answers) {
+            match answer {
+                Ok(Some(kit)) if found.is_none() => found = Some(kit),
+                Ok(_) => {}
+                Err(why) => tracing::warn!(
+                    provider = %provider.name(),
+                    kit = name,
+                    "provider `{}` was skipped for this query: {why}",
+                    provider.name()
+                ),
+            }
+        }
+        found
     }
 
     /// Every skill's full name and description.
@@ -427,17 +457,6 @@ impl Catalog {
     /// ```
     pub async fn root_agent(&self) -> Option<Arc<AgentDefinition>> {
         self.snapshot().await.root_agent().cloned()
-    }
-
-    /// Every executable skill with its tool and definition.
-    ///
-    /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// assert!(skillkit::Catalog::builder().build().tools().await.is_empty());
-    /// # });
-    /// ```
-    pub async fn tools(&self) -> Vec<SkillTool> {
-        self.snapshot().await.tools()
     }
 }
 
@@ -537,43 +556,35 @@ impl Snapshot {
         self.kits.iter().find_map(|kit| kit.agent.as_ref())
     }
 
-    /// The tool that executes skill `name`, if it is executable.
+    /// The tool that executes skill `name`, as its provider binds it; `None`
+    /// for a knowledge skill or an unknown name.
     ///
     /// ```
     /// assert!(skillkit::Snapshot::default().tool("a:b").is_none());
     /// ```
-    pub fn tool(&self, name: &str) -> Option<SkillTool> {
+    pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
         let (kit, skill) = self.locate(name)?;
-        self.skill_tool(kit, &self.kits[kit].skills[skill])
+        self.tool_of(kit, &self.kits[kit].skills[skill])
     }
 
-    /// Every executable skill with its tool.
+    /// Every skill, kit by kit, with its kit and its tool (if executable).
     ///
     /// ```
-    /// assert!(skillkit::Snapshot::default().tools().is_empty());
+    /// assert_eq!(skillkit::Snapshot::default().entries().count(), 0);
     /// ```
-    pub fn tools(&self) -> Vec<SkillTool> {
-        self.kits
-            .iter()
-            .enumerate()
-            .flat_map(|(k, kit)| kit.skills.iter().filter_map(move |s| self.skill_tool(k, s)))
-            .collect()
+    pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> {
+        self.kits.iter().enumerate().flat_map(move |(k, kit)| {
+            kit.skills.iter().map(move |skill| Entry {
+                kit,
+                skill,
+                tool: self.tool_of(k, skill),
+            })
+        })
     }
 
-    fn skill_tool(&self, kit: usize, skill: &Arc<Skill>) -> Option<SkillTool> {
-        let tool = match &skill.handler {
-            Handler::Knowledge => return None,
-            Handler::Tool(tool) => Arc::clone(tool),
-            Handler::Provider => {
-                let provider = self.providers.get(*self.kit_providers.get(kit)?)?;
-                Arc::clone(provider).tool()?
-            }
-        };
-        Some(SkillTool {
-            definition: tool.definition(skill),
-            skill: Arc::clone(skill),
-            tool,
-        })
+    fn tool_of(&self, kit: usize, skill: &Skill) -> Option<Arc<dyn Tool>> {
+        let provider = self.providers.get(*self.kit_providers.get(kit)?)?;
+        Arc::clone(provider).tool(skill)
     }
 
     /// The diagnostics of this query.
@@ -583,6 +594,28 @@ impl Snapshot {
     /// ```
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+}
+
+/// Runs one provider's answer on its own task, so that an error, a panic or
+/// a timeout is that provider's failure alone; the message says which.
+async fn ask<T: Send + 'static>(
+    timeout: Duration,
+    answer: impl Future<Output = Result<T, crate::provider::ProviderError>> + Send + 'static,
+) -> Result<T, String> {
+    let mut task = tokio::spawn(answer);
+    match tokio::time::timeout(timeout, &mut task).await {
+        Ok(Ok(Ok(value))) => Ok(value),
+        Ok(Ok(Err(error))) => Err(format!("{error}")),
+        Ok(Err(join)) if join.is_panic() => Err(format!(
+            "it panicked: {}",
+            crate::tool::panic_message(&*join.into_panic())
+        )),
+        Ok(Err(join)) => Err(format!("its task was cancelled: {join}")),
+        Err(_) => {
+            task.abort();
+            Err(format!("it did not answer within {timeout:?}"))
+        }
     }
 }
 

@@ -3,15 +3,15 @@
 //!
 //! The derive reads and parses every `SKILL.md`, `AGENT.md` and `agents/*.md`
 //! of the kit directory at build time (with the same parser as the runtime
-//! providers) and embeds them as `static` data. At run time there is no file
-//! access and no YAML parsing: the [`Kit`] is built once from the static data,
-//! and every [`list_kits`](crate::KitProvider::list_kits) hands out a clone whose
-//! skills are shared `Arc`s with borrowed text.
+//! providers) and embeds them as `static` data ([`Embedded`]). At run time
+//! there is no file access and no YAML parsing: the [`Kit`] is built once from
+//! the static data, and every [`list_kits`](crate::KitProvider::list_kits)
+//! hands out a clone whose skills are shared `Arc`s with borrowed text.
 //!
-//! The struct becomes a [`KitProvider`](crate::KitProvider) (register it in a
-//! [`Catalog`](crate::Catalog)) and a [`Tool`] that executes its skills: each
-//! embedded skill has [`Handler::Provider`](crate::Handler::Provider), and the provider's tool is the
-//! struct itself.
+//! You complete the struct with ONE trait, [`EmbeddedKit`]: `execute` runs its
+//! skills, every other method has the derive's behaviour as default. Every
+//! `EmbeddedKit` is a [`KitProvider`] (register it in a
+//! [`Catalog`](crate::Catalog)) whose skills are executed by the struct.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -28,9 +28,11 @@
 //! }
 //!
 //! let catalog = Catalog::builder().provider(Greet).build();
-//! let hello = catalog.snapshot().await.tool("greet:hello").unwrap();
-//! let call = ToolExecution::new(hello.skill, serde_json::json!({"arguments": "Ada"}));
-//! assert_eq!(hello.tool.execute(call).await, ToolOutcome::ok("Hello, Ada!"));
+//! let snapshot = catalog.snapshot().await;
+//! let hello = snapshot.skill("greet:hello").unwrap().clone();
+//! let tool = snapshot.tool("greet:hello").unwrap();
+//! let call = ToolExecution::new(hello, serde_json::json!({"arguments": "Ada"}));
+//! assert_eq!(tool.execute(call).await, ToolOutcome::ok("Hello, Ada!"));
 //! # });
 //! ```
 
@@ -42,9 +44,10 @@ use serde_json::Value;
 
 use crate::agent::AgentDefinition;
 use crate::kit::Kit;
-use crate::provider::ProviderError;
+use crate::llm::ToolDefinition;
+use crate::provider::{KitProvider, ProviderError};
 use crate::skill::Skill;
-use crate::tool::{Tool, ToolDefinition, ToolExecution, ToolOutcome};
+use crate::tool::{Tool, ToolExecution, ToolOutcome};
 
 /// The kit data `#[derive(Kit)]` compiled in. The derive implements it; do not
 /// implement it by hand.
@@ -71,20 +74,22 @@ pub trait Embedded {
 /// its skills; every other method has the derive's behaviour as default and can
 /// be overridden.
 ///
-/// The generated [`KitProvider`](crate::KitProvider) and [`Tool`] impls call
-/// these methods, so an override changes what a [`Catalog`](crate::Catalog)
-/// sees. An override can still use the generated behaviour through
-/// `Self::embedded_kit()`, the kit compiled in. Implement the trait by path
-/// (`impl skillkit::EmbeddedKit for …`) and call the methods through
-/// `KitProvider` and `Tool`: importing both this trait and those makes calls
-/// such as `list_kits()` ambiguous.
+/// Every `EmbeddedKit` is a [`KitProvider`] whose answers come from these
+/// methods, so an override changes what every consumer sees:
+/// [`kits`](EmbeddedKit::kits) is what `list_kits`, `get_kit` (and a
+/// [`Catalog`](crate::Catalog)) serve, [`agent_definition`](EmbeddedKit::agent_definition)
+/// is the root agent they carry, [`executes`](EmbeddedKit::executes) decides
+/// which skills are tools. An override still reaches the generated data
+/// through `Self::embedded_kit()`. The method names differ from
+/// `KitProvider`'s and `Tool`'s, so importing this trait beside them makes no
+/// call ambiguous.
 ///
 /// Write methods as `async fn`; their futures must be `Send`.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use skillkit::{Kit, KitProvider, ProviderError, Skill, ToolExecution, ToolOutcome};
+/// use skillkit::{EmbeddedKit, Kit, KitProvider, ProviderError, Skill, ToolExecution, ToolOutcome};
 ///
 /// #[derive(Kit)]
 /// #[kit(path = "kits/greet")]
@@ -92,7 +97,7 @@ pub trait Embedded {
 ///     languages: Vec<&'static str>,
 /// }
 ///
-/// impl skillkit::EmbeddedKit for Greet {
+/// impl EmbeddedKit for Greet {
 ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
 ///         match execution.skill.bare_name() {
 ///             "hello" => ToolOutcome::ok(format!("Hello, {}!", execution.arguments())),
@@ -101,12 +106,10 @@ pub trait Embedded {
 ///     }
 ///
 ///     // The embedded skills, plus one skill per language configured at run time.
-///     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+///     async fn kits(&self) -> Result<Vec<Kit>, ProviderError> {
 ///         let mut kit = Self::embedded_kit().clone();
 ///         for language in &self.languages {
-///             let mut skill = Skill::new(format!("greet:{language}"), format!("Greet in {language}."));
-///             skill.handler = skillkit::Handler::Provider;
-///             kit = kit.with_skill(skill);
+///             kit.insert_skill(Skill::new(format!("greet:{language}"), format!("Greet in {language}.")));
 ///         }
 ///         Ok(vec![kit])
 ///     }
@@ -116,6 +119,7 @@ pub trait Embedded {
 /// let kit = greet.get_kit("greet").await.unwrap().unwrap();
 /// let names: Vec<_> = kit.skills.iter().map(|s| s.name.as_ref()).collect();
 /// assert_eq!(names, ["greet:french", "greet:hello"]);
+/// assert_eq!(greet.name(), "embedded:greet");
 /// # });
 /// ```
 #[diagnostic::on_unimplemented(
@@ -141,58 +145,87 @@ pub trait EmbeddedKit: Embedded + Send + Sync + 'static {
     }
 
     /// What the model is told about `skill`; by default
-    /// [`ToolDefinition::for_skill`].
+    /// [`skill_definition`](crate::tool::skill_definition).
     fn definition(&self, skill: &Skill) -> ToolDefinition {
-        ToolDefinition::for_skill(skill)
+        crate::tool::skill_definition(skill)
+    }
+
+    /// Whether `execute` runs `skill` (one of the skills [`kits`](EmbeddedKit::kits)
+    /// served). By default every skill of the kit is executable; answer `false`
+    /// for the ones that are knowledge only (an agent then reads their body
+    /// through `activate_skill`).
+    fn executes(&self, skill: &Skill) -> bool {
+        let _ = skill;
+        true
     }
 
     /// The provider's name in logs: `embedded:<kit>` by default.
-    fn name(&self) -> Cow<'_, str> {
+    fn provider_name(&self) -> Cow<'_, str> {
         Cow::Owned(format!("embedded:{}", Self::embedded_kit().name))
     }
 
-    /// The kits served: by default the embedded kit alone. The clone copies no
-    /// text: skills are shared `Arc`s and their text is `static`.
-    fn list_kits(&self) -> impl Future<Output = Result<Vec<Kit>, ProviderError>> + Send {
-        async { Ok(vec![Self::embedded_kit().clone()]) }
-    }
-
-    /// The kit named `name`; by default searched in
-    /// [`list_kits`](EmbeddedKit::list_kits), so it follows an override of it.
-    fn get_kit(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Option<Kit>, ProviderError>> + Send {
-        async move {
-            Ok(self
-                .list_kits()
-                .await?
-                .into_iter()
-                .find(|kit| kit.name == name))
+    /// The kits served, by `list_kits` and `get_kit` alike: by default the
+    /// embedded kit, with [`agent_definition`](EmbeddedKit::agent_definition)
+    /// as its root agent. The clone copies no text: skills are shared `Arc`s
+    /// and their text is `static`.
+    fn kits(&self) -> impl Future<Output = Result<Vec<Kit>, ProviderError>> + Send {
+        async {
+            let mut kit = Self::embedded_kit().clone();
+            kit.agent = self.agent_definition();
+            Ok(vec![kit])
         }
-    }
-
-    /// The legacy name of [`list_kits`](EmbeddedKit::list_kits); by default it
-    /// calls it.
-    #[deprecated(note = "override `list_kits`; `load_kits` is kept only for older providers")]
-    fn load_kits(&self) -> impl Future<Output = Result<Vec<Kit>, ProviderError>> + Send {
-        self.list_kits()
-    }
-
-    /// The tool executing the skills whose handler is
-    /// [`Handler::Provider`](crate::Handler::Provider): by default the kit itself.
-    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>>
-    where
-        Self: Tool + Sized,
-    {
-        Some(self)
     }
 
     /// The kit's root agent: by default the parsed `AGENT.md`, `None` when the
     /// kit has none. Sub-agents (`agents/*.md`) are in the kit, named
     /// `<kit>:<agent>`.
-    fn agent_definition(&self) -> Option<&AgentDefinition> {
-        Self::embedded_kit().agent.as_deref()
+    fn agent_definition(&self) -> Option<Arc<AgentDefinition>> {
+        Self::embedded_kit().agent.clone()
+    }
+}
+
+/// Every [`EmbeddedKit`] is a provider: the kits its `kits` serves, its
+/// skills executed by its `execute` (those it `executes`).
+#[async_trait::async_trait]
+impl<T: EmbeddedKit> KitProvider for T {
+    fn name(&self) -> Cow<'_, str> {
+        self.provider_name()
+    }
+
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        self.kits().await
+    }
+
+    async fn get_kit(&self, name: &str) -> Result<Option<Kit>, ProviderError> {
+        Ok(self.kits().await?.into_iter().find(|kit| kit.name == name))
+    }
+
+    #[allow(deprecated)]
+    async fn load_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        self.kits().await
+    }
+
+    fn tool(self: Arc<Self>, skill: &Skill) -> Option<Arc<dyn Tool>> {
+        self.executes(skill)
+            .then(|| Arc::new(Executor(self)) as Arc<dyn Tool>)
+    }
+}
+
+/// The [`Tool`] of an embedded kit: its `execute`, `resume` and `definition`.
+struct Executor<T>(Arc<T>);
+
+#[async_trait::async_trait]
+impl<T: EmbeddedKit> Tool for Executor<T> {
+    fn definition(&self, skill: &Skill) -> ToolDefinition {
+        self.0.definition(skill)
+    }
+
+    async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+        self.0.execute(execution).await
+    }
+
+    async fn resume(&self, execution: ToolExecution, state: Value, decision: Value) -> ToolOutcome {
+        self.0.resume(execution, state, decision).await
     }
 }
 
@@ -200,19 +233,15 @@ pub trait EmbeddedKit: Embedded + Send + Sync + 'static {
 #[doc(hidden)]
 pub mod __private {
     use std::borrow::Cow;
-    use std::marker::PhantomData;
     use std::path::PathBuf;
     use std::sync::Arc;
 
     use serde_json::Number;
     use skillkit_parser::Diagnostic;
 
-    use super::EmbeddedKit;
     use crate::agent::AgentDefinition;
     use crate::kit::Kit;
-    use crate::provider::ProviderError;
-    use crate::skill::{Handler, Metadata, Skill};
-    use crate::tool::{Tool, ToolDefinition, ToolExecution, ToolOutcome};
+    use crate::skill::{Metadata, Skill};
 
     pub use serde_json::Value;
     pub use std::sync::LazyLock;
@@ -323,7 +352,6 @@ pub mod __private {
                 required_scope: text(self.required_scope),
                 extra: map(self.extra),
                 location: None,
-                handler: Handler::Provider,
             }
         }
     }
@@ -342,135 +370,6 @@ pub mod __private {
                 extra: map(self.extra),
                 location: None,
             }
-        }
-    }
-
-    /// The calls of the generated `KitProvider` and `Tool` impls, made on the
-    /// user's [`EmbeddedKit`] impl ([`Forward`]) or, when there is none,
-    /// on nothing ([`Missing`]): the derive's one "no `execute`" error is
-    /// then the only error, even where the kit is used.
-    #[async_trait::async_trait]
-    pub trait Dispatch<T: Sync>: Sync {
-        fn name<'a>(&self, kit: &'a T) -> Cow<'a, str>;
-        async fn list_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError>;
-        async fn get_kit(&self, kit: &T, name: &str) -> Result<Option<Kit>, ProviderError>;
-        async fn load_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError>;
-        fn tool(&self, kit: Arc<T>) -> Option<Arc<dyn Tool>>;
-        fn definition(&self, kit: &T, skill: &Skill) -> ToolDefinition;
-        async fn execute(&self, kit: &T, execution: ToolExecution) -> ToolOutcome;
-        async fn resume(
-            &self,
-            kit: &T,
-            execution: ToolExecution,
-            state: Value,
-            decision: Value,
-        ) -> ToolOutcome;
-        fn agent_definition<'a>(&self, kit: &'a T) -> Option<&'a AgentDefinition>;
-    }
-
-    /// Dispatches to the user's [`EmbeddedKit`] impl.
-    pub struct Forward;
-
-    #[async_trait::async_trait]
-    impl<T: EmbeddedKit + Tool> Dispatch<T> for Forward {
-        fn name<'a>(&self, kit: &'a T) -> Cow<'a, str> {
-            kit.name()
-        }
-        async fn list_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError> {
-            kit.list_kits().await
-        }
-        async fn get_kit(&self, kit: &T, name: &str) -> Result<Option<Kit>, ProviderError> {
-            kit.get_kit(name).await
-        }
-        async fn load_kits(&self, kit: &T) -> Result<Vec<Kit>, ProviderError> {
-            #[allow(deprecated)]
-            kit.load_kits().await
-        }
-        fn tool(&self, kit: Arc<T>) -> Option<Arc<dyn Tool>> {
-            EmbeddedKit::tool(kit)
-        }
-        fn definition(&self, kit: &T, skill: &Skill) -> ToolDefinition {
-            EmbeddedKit::definition(kit, skill)
-        }
-        async fn execute(&self, kit: &T, execution: ToolExecution) -> ToolOutcome {
-            EmbeddedKit::execute(kit, execution).await
-        }
-        async fn resume(
-            &self,
-            kit: &T,
-            execution: ToolExecution,
-            state: Value,
-            decision: Value,
-        ) -> ToolOutcome {
-            EmbeddedKit::resume(kit, execution, state, decision).await
-        }
-        fn agent_definition<'a>(&self, kit: &'a T) -> Option<&'a AgentDefinition> {
-            kit.agent_definition()
-        }
-    }
-
-    /// Stands in for a missing [`EmbeddedKit`] impl in code that never compiles.
-    pub struct Missing;
-
-    const MISSING: &str = "`#[derive(Kit)]` without `impl EmbeddedKit` does not compile";
-
-    #[async_trait::async_trait]
-    impl<T: Sync> Dispatch<T> for Missing {
-        fn name<'a>(&self, _: &'a T) -> Cow<'a, str> {
-            unreachable!("{MISSING}")
-        }
-        async fn list_kits(&self, _: &T) -> Result<Vec<Kit>, ProviderError> {
-            unreachable!("{MISSING}")
-        }
-        async fn get_kit(&self, _: &T, _: &str) -> Result<Option<Kit>, ProviderError> {
-            unreachable!("{MISSING}")
-        }
-        async fn load_kits(&self, _: &T) -> Result<Vec<Kit>, ProviderError> {
-            unreachable!("{MISSING}")
-        }
-        fn tool(&self, _: Arc<T>) -> Option<Arc<dyn Tool>> {
-            unreachable!("{MISSING}")
-        }
-        fn definition(&self, _: &T, _: &Skill) -> ToolDefinition {
-            unreachable!("{MISSING}")
-        }
-        async fn execute(&self, _: &T, _: ToolExecution) -> ToolOutcome {
-            unreachable!("{MISSING}")
-        }
-        async fn resume(&self, _: &T, _: ToolExecution, _: Value, _: Value) -> ToolOutcome {
-            unreachable!("{MISSING}")
-        }
-        fn agent_definition<'a>(&self, _: &'a T) -> Option<&'a AgentDefinition> {
-            unreachable!("{MISSING}")
-        }
-    }
-
-    /// Picks [`Forward`] or [`Missing`] by autoref: in generated code, where the
-    /// kit's type is concrete, `(&&Probe::<T>::NEW).dispatch()` resolves to
-    /// [`Completed`] when `T: EmbeddedKit`, else to [`NotCompleted`].
-    pub struct Probe<T>(PhantomData<fn() -> T>);
-
-    impl<T> Probe<T> {
-        pub const NEW: Self = Probe(PhantomData);
-    }
-
-    pub trait Completed<T: Sync> {
-        fn dispatch(&self) -> &'static dyn Dispatch<T>;
-    }
-
-    impl<T: EmbeddedKit + Tool> Completed<T> for &Probe<T> {
-        fn dispatch(&self) -> &'static dyn Dispatch<T> {
-            &Forward
-        }
-    }
-
-    pub trait NotCompleted<T: Sync> {
-        fn dispatch(&self) -> &'static dyn Dispatch<T>;
-    }
-
-    impl<T: Sync + 'static> NotCompleted<T> for Probe<T> {
-        fn dispatch(&self) -> &'static dyn Dispatch<T> {
-            &Missing
         }
     }
 

@@ -42,15 +42,16 @@ pub mod skill;
 pub mod tool;
 
 pub use agent::AgentDefinition;
-pub use catalog::{Catalog, CatalogBuilder, SkillSummary, SkillTool, Snapshot};
+pub use catalog::{Catalog, CatalogBuilder, Entry, SkillSummary, Snapshot};
 pub use embed::EmbeddedKit;
 pub use kit::Kit;
+pub use llm::ToolDefinition;
 pub use provider::{KitProvider, ProviderError};
 pub use providers::{GitHub, Local, Memory};
-pub use skill::{Arguments, Handler, Metadata, Skill};
+pub use skill::{Arguments, Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;
-pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
+pub use tool::{Tool, ToolContext, ToolExecution, ToolOutcome};
 
 /// The parser shared with `#[derive(Kit)]`: diagnostics, documents, layout,
 /// validation.

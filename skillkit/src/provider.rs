@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::kit::Kit;
+use crate::skill::Skill;
 use crate::tool::Tool;
 
 /// Why a provider could not answer.
@@ -68,6 +69,12 @@ impl ProviderError {
 /// assert_eq!(kit.skills.len(), 1);
 /// # });
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kit provider",
+    label = "`{Self}` does not implement `KitProvider`",
+    note = "implement `skillkit::KitProvider` for it (`list_kits` is the one method to write)",
+    note = "a struct that derives `Kit` is a provider once it has the code that executes its skills:\n\n    impl skillkit::EmbeddedKit for {Self} {{\n        async fn execute(&self, execution: skillkit::ToolExecution) -> skillkit::ToolOutcome {{\n            // `execution.skill` is the skill called, `execution.input` its JSON input\n            skillkit::ToolOutcome::ok(execution.arguments())\n        }}\n    }}\n"
+)]
 #[async_trait::async_trait]
 pub trait KitProvider: Send + Sync {
     /// A short name for logs and diagnostics (`local:/app/skills`, `memory`, …).
@@ -102,10 +109,41 @@ pub trait KitProvider: Send + Sync {
         Err(ProviderError::NotImplemented(self.name().into_owned()))
     }
 
-    /// The tool that executes this provider's skills whose handler is
-    /// [`Handler::Provider`](crate::Handler::Provider) (embedded kits, the GitHub
-    /// built-ins). `None` by default.
-    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>> {
+    /// The code that executes `skill`, one of the skills this provider
+    /// served, or `None` for a knowledge skill (the default: an agent reads
+    /// its body through `activate_skill`). This is where a provider binds
+    /// executable code to its skills (embedded kits, the GitHub built-ins,
+    /// [`Memory::put_tool`](crate::Memory::put_tool)); skills themselves are
+    /// plain data. Called for every skill of every agent turn: answer without
+    /// I/O.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skillkit::{Kit, KitProvider, ProviderError, Skill, Tool, ToolExecution, ToolOutcome};
+    ///
+    /// struct Clock;
+    ///
+    /// #[skillkit::async_trait]
+    /// impl KitProvider for Clock {
+    ///     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+    ///         Ok(vec![Kit::new("clock").with_skill(Skill::new("clock:now", "Tell the time."))])
+    ///     }
+    ///     fn tool(self: Arc<Self>, skill: &Skill) -> Option<Arc<dyn Tool>> {
+    ///         (skill.name == "clock:now").then(|| self as Arc<dyn Tool>)
+    ///     }
+    /// }
+    ///
+    /// #[skillkit::async_trait]
+    /// impl Tool for Clock {
+    ///     async fn execute(&self, _: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::ok("noon")
+    ///     }
+    /// }
+    /// let clock = Arc::new(Clock);
+    /// assert!(clock.tool(&Skill::new("clock:now", "d")).is_some());
+    /// ```
+    fn tool(self: Arc<Self>, skill: &Skill) -> Option<Arc<dyn Tool>> {
+        let _ = skill;
         None
     }
 }

@@ -1,15 +1,13 @@
-//! [`Skill`]: a markdown prompt with frontmatter, optionally backed by a [`Tool`].
+//! [`Skill`]: a markdown prompt with frontmatter. A skill is data: the code
+//! that executes a skill is bound to it by its provider
+//! ([`KitProvider::tool`](crate::KitProvider::tool)).
 
 mod render;
 
 use std::borrow::Cow;
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use skillkit_parser::{Diagnostic, SkillDocument, name};
-
-use crate::tool::Tool;
 
 pub use render::Arguments;
 
@@ -22,37 +20,9 @@ pub use render::Arguments;
 /// ```
 pub type Metadata = serde_json::Map<String, serde_json::Value>;
 
-/// Who executes a skill when an agent calls it.
-///
-/// ```
-/// use skillkit::Handler;
-/// assert!(matches!(Handler::default(), Handler::Knowledge));
-/// ```
-#[derive(Clone, Default)]
-pub enum Handler {
-    /// A knowledge skill: its rendered body is handed to the model (through the
-    /// agent's `activate_skill` tool). Nothing runs.
-    #[default]
-    Knowledge,
-    /// The provider that serves the skill executes it: its
-    /// [`KitProvider::tool`](crate::KitProvider::tool). Embedded kits and the
-    /// GitHub provider's built-in skills use this.
-    Provider,
-    /// This tool executes the skill.
-    Tool(Arc<dyn Tool>),
-}
-
-impl fmt::Debug for Handler {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Handler::Knowledge => f.write_str("Knowledge"),
-            Handler::Provider => f.write_str("Provider"),
-            Handler::Tool(_) => f.write_str("Tool(..)"),
-        }
-    }
-}
-
-/// A skill: knowledge for an agent (the body), optionally executed by a tool.
+/// A skill: knowledge for an agent (the body). Whether a tool executes it is
+/// its provider's business ([`KitProvider::tool`](crate::KitProvider::tool)),
+/// so a skill value never carries code.
 ///
 /// Text fields are `Cow<'static, str>`, so kits compiled into the binary serve
 /// their skills without copying any text, while skills loaded at run time own
@@ -90,8 +60,6 @@ pub struct Skill {
     pub extra: Metadata,
     /// The `SKILL.md` the skill was read from, when it came from a file.
     pub location: Option<PathBuf>,
-    /// Who executes the skill.
-    pub handler: Handler,
 }
 
 impl Skill {
@@ -123,25 +91,6 @@ impl Skill {
         self
     }
 
-    /// The same skill, executed by `tool`.
-    ///
-    /// ```
-    /// use skillkit::{Skill, Tool, ToolExecution, ToolOutcome};
-    /// struct Echo;
-    /// #[skillkit::async_trait]
-    /// impl Tool for Echo {
-    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
-    ///         ToolOutcome::ok(execution.input)
-    ///     }
-    /// }
-    /// let skill = Skill::new("util:echo", "Echo the input.").with_tool(Echo);
-    /// assert!(matches!(skill.handler, skillkit::Handler::Tool(_)));
-    /// ```
-    pub fn with_tool(mut self, tool: impl Tool + 'static) -> Self {
-        self.handler = Handler::Tool(Arc::new(tool));
-        self
-    }
-
     /// The kit part of the full name (`files` in `files:read`).
     ///
     /// ```
@@ -170,15 +119,6 @@ impl Skill {
     /// ```
     pub fn dir(&self) -> Option<&Path> {
         self.location.as_deref().and_then(Path::parent)
-    }
-
-    /// Whether a tool executes this skill (rather than it being knowledge only).
-    ///
-    /// ```
-    /// assert!(!skillkit::Skill::new("a:b", "d").is_executable());
-    /// ```
-    pub fn is_executable(&self) -> bool {
-        !matches!(self.handler, Handler::Knowledge)
     }
 
     /// Builds the skill of kit `kit` from a parsed `SKILL.md`, applying the
@@ -214,7 +154,6 @@ impl Skill {
             required_scope: doc.required_scope.map(Cow::Owned),
             extra: doc.extra,
             location,
-            handler: Handler::Knowledge,
         })
     }
 

@@ -4,76 +4,41 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::llm::ToolDefinition;
 use crate::skill::{Metadata, Skill};
 
-/// What a model is told about a callable tool: name, description and the JSON
-/// schema of its input.
+/// The default definition of an executable skill, as [`Tool::definition`]
+/// gives it: the skill's full name and description, and as input schema the
+/// skill's `input_schema` frontmatter key when it has one, else
+/// `{"arguments": string}`. (The agent turns the full name into a wire-safe
+/// tool name.)
 ///
 /// ```
-/// let def = skillkit::ToolDefinition::new("files_read", "Read a file.", serde_json::json!({"type": "object"}));
-/// assert_eq!(def.name, "files_read");
+/// let skill = skillkit::Skill::new("files:read", "Read a file.");
+/// let def = skillkit::tool::skill_definition(&skill);
+/// assert_eq!(def.name, "files:read");
+/// assert_eq!(def.input_schema["properties"]["arguments"]["type"], "string");
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolDefinition {
-    /// The tool name the model calls.
-    pub name: String,
-    /// What the tool does and when to call it.
-    pub description: String,
-    /// JSON schema of the input object.
-    pub input_schema: Value,
-}
-
-impl ToolDefinition {
-    /// A definition from its parts.
-    ///
-    /// ```
-    /// let def = skillkit::ToolDefinition::new("t", "d", serde_json::json!({"type": "object"}));
-    /// assert_eq!(def.description, "d");
-    /// ```
-    pub fn new(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: Value,
-    ) -> Self {
-        ToolDefinition {
-            name: name.into(),
-            description: description.into(),
-            input_schema,
-        }
-    }
-
-    /// The default definition of an executable skill: its full name and
-    /// description, and as input schema the skill's `input_schema` frontmatter
-    /// key when it has one, else `{"arguments": string}`.
-    ///
-    /// ```
-    /// let skill = skillkit::Skill::new("files:read", "Read a file.");
-    /// let def = skillkit::ToolDefinition::for_skill(&skill);
-    /// assert_eq!(def.name, "files:read");
-    /// assert_eq!(def.input_schema["properties"]["arguments"]["type"], "string");
-    /// ```
-    pub fn for_skill(skill: &Skill) -> Self {
-        let input_schema = match skill.extra.get("input_schema") {
-            Some(schema @ Value::Object(_)) => schema.clone(),
-            _ => json!({
-                "type": "object",
-                "properties": {
-                    "arguments": {
-                        "type": "string",
-                        "description": "Arguments for the skill, as text."
-                    }
+pub fn skill_definition(skill: &Skill) -> ToolDefinition {
+    let input_schema = match skill.extra.get("input_schema") {
+        Some(schema @ Value::Object(_)) => schema.clone(),
+        _ => json!({
+            "type": "object",
+            "properties": {
+                "arguments": {
+                    "type": "string",
+                    "description": "Arguments for the skill, as text."
                 }
-            }),
-        };
-        ToolDefinition::new(
-            skill.name.as_ref(),
-            skill.description.as_ref(),
-            input_schema,
-        )
-    }
+            }
+        }),
+    };
+    ToolDefinition::new(
+        skill.name.as_ref(),
+        skill.description.as_ref(),
+        input_schema,
+    )
 }
 
 /// Where a tool call happens: which agent, which session, the kit's metadata.
@@ -233,7 +198,7 @@ impl ToolOutcome {
 pub trait Tool: Send + Sync {
     /// What the model is told about `skill` when this tool executes it.
     fn definition(&self, skill: &Skill) -> ToolDefinition {
-        ToolDefinition::for_skill(skill)
+        skill_definition(skill)
     }
 
     /// Executes one call.

@@ -1,5 +1,192 @@
-//! Agents: their definitions (`AGENT.md`, `agents/<name>.md`).
+//! Agents: their definitions (`AGENT.md`, `agents/<name>.md`) and the
+//! runtime that runs them, [`start_agent`].
+//!
+//! An agent answers each message with a loop: the model streams an answer;
+//! its tool calls run (concurrently, results in call order); the results go
+//! back to the model; again, until the model answers without tool calls.
+//! Every turn rebuilds the tools from the [`Catalog`](crate::Catalog), so a
+//! skill put into [`Memory`](crate::Memory) or imported from GitHub during the
+//! conversation is callable on the next turn:
+//!
+//! * skills with a tool (their provider binds one,
+//!   [`KitProvider::tool`](crate::KitProvider::tool)) are model tools;
+//! * knowledge skills are listed in the system prompt's `<available_skills>`
+//!   block and reached through ONE `activate_skill {name, arguments}` tool,
+//!   which returns the body rendered by [`Skill::render`](crate::Skill::render);
+//! * sub-agents (a kit's `agents/*.md`) are tools taking `{task}`; each runs
+//!   the same loop to its answer, bounded by `max_agent_depth`.
+//!
+//! Tool names go to the model wire-safe (`files:read` → `files_read`,
+//! `[a-zA-Z0-9_-]{1,64}`, unique) and are mapped back; events and the
+//! [`History`] speak full names. An [`ApprovalPolicy`] decides every call
+//! before it runs; pending tools and `ask` approvals wait for
+//! [`respond`](AgentController::respond) without blocking the turn's other
+//! calls.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use skillkit::agent::{start_agent, AgentOptions, EventKind};
+//! use skillkit::llm::{Registry, Scripted};
+//! use skillkit::{AgentDefinition, Catalog, Memory, Skill};
+//!
+//! let memory = Memory::new();
+//! memory.put(Skill::new("style:haiku", "Write a haiku.").with_body("Write a haiku about $ARGUMENTS."));
+//! let model = Scripted::new()
+//!     .tool_call("call_1", "activate_skill", serde_json::json!({"name": "style:haiku", "arguments": "rust"}))
+//!     .text("Borrowed, never lost...");
+//! let options = AgentOptions::new(Catalog::builder().provider(memory).build())
+//!     .registry(Registry::new().with("scripted", model.clone()))
+//!     .model("scripted://demo");
+//! let mut agent = start_agent(AgentDefinition::new("poet", "Writes poems."), options).unwrap();
+//!
+//! let mut results = Vec::new();
+//! let answer = agent
+//!     .ask("A poem about Rust, please", |event| {
+//!         if let EventKind::ToolResult { content, .. } = &event.kind {
+//!             results.push(content.clone());
+//!         }
+//!     })
+//!     .await
+//!     .unwrap();
+//! assert_eq!(answer, "Borrowed, never lost...");
+//! assert!(results[0].contains("Write a haiku about rust."));
+//! // The model saw wire-safe tool names.
+//! assert_eq!(model.requests()[0].tools[0].name, "activate_skill");
+//! # });
+//! ```
 
+mod approval;
 mod definition;
+mod error;
+mod event;
+mod handle;
+mod history;
+mod names;
+mod options;
+mod run;
+mod schema;
+mod toolset;
 
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
 pub use definition::AgentDefinition;
+pub use error::AgentError;
+pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
+pub use handle::{Agent, AgentController};
+pub use history::History;
+pub use options::{
+    AgentOptions, DEFAULT_MAX_AGENT_DEPTH, DEFAULT_MAX_TURNS, DEFAULT_MODEL,
+    DEFAULT_TOOL_CONCURRENCY, DEFAULT_TOOL_TIMEOUT,
+};
+pub use toolset::ACTIVATE_SKILL;
+
+use handle::Shared;
+use run::{AgentRun, Model, Outcome, Runtime};
+
+/// Starts an agent: `definition` (an `AGENT.md`, an embedded kit's
+/// `agent_definition()`, or one built in code) over `options`.
+///
+/// The model (the options', else the definition's `model`, else
+/// [`DEFAULT_MODEL`]) is resolved and checked now: an unknown scheme, a bad
+/// URI or a missing API key is an error before any request. The agent then
+/// runs on its own Tokio task, so many agents run side by side.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::agent::{start_agent, AgentError, AgentOptions};
+/// use skillkit::{AgentDefinition, Catalog};
+/// let options = AgentOptions::new(Catalog::builder().build()).model("mistral://large");
+/// let err = start_agent(AgentDefinition::new("a", "d"), options).unwrap_err();
+/// assert!(matches!(err, AgentError::Model { .. }));
+/// assert!(err.to_string().contains("unknown model scheme `mistral`"));
+/// # });
+/// ```
+pub fn start_agent(
+    definition: impl Into<Arc<AgentDefinition>>,
+    options: AgentOptions,
+) -> Result<Agent, AgentError> {
+    let definition = definition.into();
+    let tokio = tokio::runtime::Handle::try_current().map_err(|_| AgentError::NoRuntime)?;
+    let model = Model::resolve(
+        &options.registry,
+        &definition.name,
+        &options.model_for(&definition),
+    )?;
+    let mut history = options.history.clone();
+    if history.session_id.is_empty() {
+        history.session_id = format!("session-{:016x}", fastrand::u64(..));
+    }
+    let (events, receiver) = mpsc::unbounded_channel();
+    let runtime = Arc::new(Runtime {
+        catalog: options.catalog.clone(),
+        registry: options.registry.clone(),
+        approval: options.approval.clone(),
+        tool_concurrency: options.tool_concurrency,
+        tool_timeout: options.tool_timeout,
+        max_turns: options.max_turns,
+        max_depth: options.max_depth_for(&definition),
+        session_id: history.session_id.clone(),
+        events,
+        waiting: Mutex::new(Default::default()),
+    });
+    let shutdown = CancellationToken::new();
+    let shared = Arc::new(Shared {
+        runtime: Arc::clone(&runtime),
+        history: Arc::new(Mutex::new(history)),
+        current: Mutex::new(shutdown.child_token()),
+        shutdown,
+    });
+    let root = AgentRun {
+        max_turns: run::max_turns(&runtime, &definition),
+        runtime,
+        definition,
+        path: AgentPath::root(),
+        model,
+        total: Default::default(),
+    };
+    let (messages, inbox) = mpsc::unbounded_channel();
+    let span = tracing::info_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);
+    tokio.spawn(drive(root, Arc::clone(&shared), inbox).instrument(span));
+    Ok(Agent::new(messages, shared, receiver))
+}
+
+/// The agent's task: answers messages one after another until every handle
+/// is gone.
+async fn drive(
+    mut root: AgentRun,
+    shared: Arc<Shared>,
+    mut inbox: mpsc::UnboundedReceiver<String>,
+) {
+    loop {
+        let text = tokio::select! {
+            text = inbox.recv() => match text {
+                Some(text) => text,
+                None => return,
+            },
+            () = shared.shutdown.cancelled() => return,
+        };
+        let cancel = shared.shutdown.child_token();
+        *shared
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = cancel.clone();
+        let kind = match root.answer(&shared.history, text, &cancel).await {
+            Outcome::Answered(text) => EventKind::Finished { text },
+            Outcome::Failed(error) => {
+                tracing::warn!("{error}");
+                EventKind::Error(error)
+            }
+            Outcome::Cancelled if shared.shutdown.is_cancelled() => return,
+            Outcome::Cancelled => EventKind::Stopped,
+        };
+        let _ = root.runtime.events.send(AgentEvent {
+            agent: AgentPath::root(),
+            kind,
+        });
+    }
+}

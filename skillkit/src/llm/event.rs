@@ -95,6 +95,23 @@ pub struct Usage {
     pub cache_read_input_tokens: u64,
 }
 
+/// Adds the counts of another request, for running totals.
+///
+/// ```
+/// let mut total = skillkit::llm::Usage::default();
+/// total += skillkit::llm::Usage { input_tokens: 10, output_tokens: 3, ..Default::default() };
+/// total += skillkit::llm::Usage { input_tokens: 5, output_tokens: 1, ..Default::default() };
+/// assert_eq!((total.input_tokens, total.output_tokens), (15, 4));
+/// ```
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+    }
+}
+
 /// Why the model stopped.
 ///
 /// ```

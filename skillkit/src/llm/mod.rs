@@ -47,7 +47,7 @@ pub use event::{Accumulator, Event, StopReason, Streamable, Usage};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResult};
 pub use provider::{EventStream, LlmProvider};
 pub use registry::{ModelUri, Registry};
-pub use request::{ApiKey, Options, Request};
+pub use request::{ApiKey, Options, Request, ToolDefinition};
 pub use response::Response;
 pub use retry::RetryPolicy;
 pub use scripted::{Reply, Scripted};

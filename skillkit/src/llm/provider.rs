@@ -4,7 +4,7 @@ use std::pin::Pin;
 
 use futures::Stream;
 
-use crate::llm::{Event, LlmError, Request};
+use crate::llm::{Event, LlmError, Options, Request};
 
 /// The events of one answer. A failure after streaming began arrives as an
 /// [`Event::Error`], the last event. Dropping the stream cancels the request.
@@ -47,6 +47,20 @@ pub trait LlmProvider: Send + Sync {
     /// The model used when a request names none.
     fn default_model(&self) -> Option<&str> {
         None
+    }
+
+    /// Whether a request with `options` could be sent at all (for example:
+    /// an API key is configured), checked before any request so an agent
+    /// says what is missing at start. `Ok` by default.
+    ///
+    /// ```
+    /// use skillkit::llm::{LlmProvider, Options, anthropic::Anthropic};
+    /// let keyed = Options { api_key: Some("sk-test".into()), ..Default::default() };
+    /// assert!(Anthropic::new().check(&keyed).is_ok());
+    /// ```
+    fn check(&self, options: &Options) -> Result<(), LlmError> {
+        let _ = options;
+        Ok(())
     }
 
     /// Sends `request` and streams the answer. An `Err` means nothing was

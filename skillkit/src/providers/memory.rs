@@ -1,7 +1,7 @@
 //! [`Memory`]: skills put and deleted at run time, seen by the very next query.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use skillkit_parser::name;
@@ -9,12 +9,14 @@ use skillkit_parser::name;
 use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
 use crate::skill::Skill;
+use crate::tool::Tool;
 
 /// An in-memory provider: a cheap, cloneable handle (clones share the same
 /// store), safe to use from many tasks at once.
 ///
 /// `ns:skill` names group into kit `ns`; a bare name `hello` goes into a kit of
-/// that name, as `hello:hello`.
+/// that name, as `hello:hello`. [`put`](Memory::put) stores a knowledge skill,
+/// [`put_tool`](Memory::put_tool) a skill with the tool that executes it.
 ///
 /// ```
 /// use skillkit::{Memory, Skill};
@@ -29,7 +31,14 @@ use crate::skill::Skill;
 /// ```
 #[derive(Clone, Default)]
 pub struct Memory {
-    kits: Arc<RwLock<BTreeMap<String, Kit>>>,
+    store: Arc<RwLock<Store>>,
+}
+
+#[derive(Default)]
+struct Store {
+    kits: BTreeMap<String, Kit>,
+    /// The tools of executable skills, by full name.
+    tools: HashMap<String, Arc<dyn Tool>>,
 }
 
 impl std::fmt::Debug for Memory {
@@ -63,31 +72,70 @@ impl Memory {
         Memory::default()
     }
 
-    fn read<T>(&self, f: impl FnOnce(&BTreeMap<String, Kit>) -> T) -> T {
-        f(&self.kits.read().unwrap_or_else(PoisonError::into_inner))
+    fn read<T>(&self, f: impl FnOnce(&Store) -> T) -> T {
+        f(&self.store.read().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn write<T>(&self, f: impl FnOnce(&mut BTreeMap<String, Kit>) -> T) -> T {
-        f(&mut self.kits.write().unwrap_or_else(PoisonError::into_inner))
+    fn write<T>(&self, f: impl FnOnce(&mut Store) -> T) -> T {
+        f(&mut self.store.write().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Adds `skill`, or replaces the skill of the same full name. Returns the
-    /// full name it is stored under.
+    /// Adds knowledge skill `skill`, or replaces the skill of the same full
+    /// name (and any tool it had). Returns the full name it is stored under.
     ///
     /// ```
     /// let memory = skillkit::Memory::new();
     /// assert_eq!(memory.put(skillkit::Skill::new("hello", "Hi.")), "hello:hello");
     /// ```
     pub fn put(&self, skill: impl Into<Skill>) -> String {
-        let mut skill = skill.into();
+        self.insert(skill.into(), None)
+    }
+
+    /// Adds `skill` executed by `tool`, or replaces the skill of the same full
+    /// name. An agent sees it as a tool of its own from its next turn.
+    ///
+    /// ```
+    /// use skillkit::{Memory, Skill, Tool, ToolExecution, ToolOutcome};
+    /// struct Echo;
+    /// #[skillkit::async_trait]
+    /// impl Tool for Echo {
+    ///     async fn execute(&self, e: ToolExecution) -> ToolOutcome { ToolOutcome::ok(e.input) }
+    /// }
+    /// let memory = Memory::new();
+    /// assert_eq!(memory.put_tool(Skill::new("util:echo", "Echo the input."), Echo), "util:echo");
+    /// assert!(memory.has_tool("util:echo"));
+    /// ```
+    pub fn put_tool(&self, skill: impl Into<Skill>, tool: impl Tool + 'static) -> String {
+        self.insert(skill.into(), Some(Arc::new(tool)))
+    }
+
+    fn insert(&self, mut skill: Skill, tool: Option<Arc<dyn Tool>>) -> String {
         let (kit, full) = place(&skill.name);
         skill.name = Cow::Owned(full.clone());
-        self.write(|kits| {
-            kits.entry(kit.clone())
+        self.write(|store| {
+            store
+                .kits
+                .entry(kit.clone())
                 .or_insert_with(|| Kit::new(kit))
                 .insert_skill(skill);
+            match tool {
+                Some(tool) => store.tools.insert(full.clone(), tool),
+                None => store.tools.remove(&full),
+            };
         });
         full
+    }
+
+    /// Whether skill `name` is stored with a tool.
+    ///
+    /// ```
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("a:x", "X."));
+    /// assert!(!memory.has_tool("a:x"));
+    /// ```
+    pub fn has_tool(&self, name: &str) -> bool {
+        let (_, full) = place(name);
+        self.read(|store| store.tools.contains_key(&full))
     }
 
     /// Removes the skill named `name` (`kit:skill`, or a bare name as given to
@@ -103,21 +151,24 @@ impl Memory {
     /// ```
     pub fn delete(&self, name: &str) -> bool {
         let (kit, full) = place(name);
-        self.write(|kits| {
-            let Some(entry) = kits.get_mut(&kit) else {
+        self.write(|store| {
+            store.tools.remove(&full);
+            let Some(entry) = store.kits.get_mut(&kit) else {
                 return false;
             };
             let before = entry.skills.len();
             entry.skills.retain(|s| s.name != full);
             let removed = entry.skills.len() != before;
             if entry.skills.is_empty() && entry.agent.is_none() && entry.agents.is_empty() {
-                kits.remove(&kit);
+                store.kits.remove(&kit);
             }
             removed
         })
     }
 
-    /// Adds or replaces a whole kit. Bare skill names in it get the kit's prefix.
+    /// Adds or replaces a whole kit of knowledge skills (tools the replaced
+    /// kit's skills had are dropped). Bare skill names in it get the kit's
+    /// prefix.
     ///
     /// ```
     /// let memory = skillkit::Memory::new();
@@ -144,7 +195,10 @@ impl Memory {
         }
         skills.sort_by(|a, b| a.name.cmp(&b.name));
         kit.skills = skills;
-        self.write(|kits| kits.insert(kit_name, kit));
+        self.write(|store| {
+            drop_tools(store, &kit_name);
+            store.kits.insert(kit_name, kit)
+        });
     }
 
     /// Removes the kit named `name`; returns whether it was there.
@@ -155,7 +209,10 @@ impl Memory {
     /// assert!(memory.delete_kit("a"));
     /// ```
     pub fn delete_kit(&self, name: &str) -> bool {
-        self.write(|kits| kits.remove(name).is_some())
+        self.write(|store| {
+            drop_tools(store, name);
+            store.kits.remove(name).is_some()
+        })
     }
 
     /// The skill named `name`, if stored.
@@ -165,7 +222,7 @@ impl Memory {
     /// ```
     pub fn get(&self, name: &str) -> Option<Arc<Skill>> {
         let (kit, full) = place(name);
-        self.read(|kits| kits.get(&kit)?.skill(&full).cloned())
+        self.read(|store| store.kits.get(&kit)?.skill(&full).cloned())
     }
 
     /// The names of the stored kits, sorted.
@@ -174,7 +231,16 @@ impl Memory {
     /// assert!(skillkit::Memory::new().kit_names().is_empty());
     /// ```
     pub fn kit_names(&self) -> Vec<String> {
-        self.read(|kits| kits.keys().cloned().collect())
+        self.read(|store| store.kits.keys().cloned().collect())
+    }
+}
+
+/// Drops the tools of the skills of kit `kit`.
+fn drop_tools(store: &mut Store, kit: &str) {
+    if let Some(old) = store.kits.get(kit) {
+        for skill in &old.skills {
+            store.tools.remove(skill.name.as_ref());
+        }
     }
 }
 
@@ -185,10 +251,14 @@ impl KitProvider for Memory {
     }
 
     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        Ok(self.read(|kits| kits.values().cloned().collect()))
+        Ok(self.read(|store| store.kits.values().cloned().collect()))
     }
 
     async fn get_kit(&self, name: &str) -> Result<Option<Kit>, ProviderError> {
-        Ok(self.read(|kits| kits.get(name).cloned()))
+        Ok(self.read(|store| store.kits.get(name).cloned()))
+    }
+
+    fn tool(self: Arc<Self>, skill: &Skill) -> Option<Arc<dyn Tool>> {
+        self.read(|store| store.tools.get(skill.name.as_ref()).cloned())
     }
 }

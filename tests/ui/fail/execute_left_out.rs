@@ -5,7 +5,7 @@ use skillkit::{Kit, KitProvider, ProviderError};
 struct Files;
 
 impl skillkit::EmbeddedKit for Files {
-    async fn list_kits(&self) -> Result<Vec<skillkit::Kit>, ProviderError> {
+    async fn kits(&self) -> Result<Vec<skillkit::Kit>, ProviderError> {
         Ok(vec![Self::embedded_kit().clone()])
     }
 }

@@ -1,7 +1,8 @@
-// A kit compiled in, registered in a catalog, its skill executed by the kit.
+// A kit compiled in, registered in a catalog, its skill executed by the kit;
+// `EmbeddedKit` imported beside `KitProvider` makes no call ambiguous.
 use std::sync::Arc;
 
-use skillkit::{Catalog, Kit, KitProvider, Tool, ToolExecution, ToolOutcome};
+use skillkit::{Catalog, EmbeddedKit, Kit, KitProvider, Tool, ToolExecution, ToolOutcome};
 
 #[derive(Kit)]
 #[kit(path = "fixtures/kits/flat", name = "text")]
@@ -9,7 +10,7 @@ pub struct TextKit {
     suffix: &'static str,
 }
 
-impl skillkit::EmbeddedKit for TextKit {
+impl EmbeddedKit for TextKit {
     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
         ToolOutcome::ok(format!("{}{}", execution.arguments().to_uppercase(), self.suffix))
     }
@@ -22,7 +23,9 @@ fn main() {
     let kit = TextKit { suffix: "!" };
     assert_eq!(TextKit::embedded_kit().skills.len(), 3);
     assert!(kit.agent_definition().is_none());
-    tool(Arc::new(TextKit { suffix: "?" }));
+    let upper = &TextKit::embedded_kit().skills[0];
+    tool(Arc::new(TextKit { suffix: "?" }).tool(upper).unwrap());
+    assert_eq!(kit.name(), "embedded:text");
     provider(kit);
     let _catalog = Catalog::builder().provider(TextKit { suffix: "" }).build();
 }

@@ -222,6 +222,19 @@ impl LlmProvider for Anthropic {
         Some(&self.endpoint.default_model)
     }
 
+    fn check(&self, options: &Options) -> Result<(), LlmError> {
+        match options.api_key.is_some()
+            || self.endpoint.api_key.is_some()
+            || ApiKey::from_env(API_KEY_VARIABLE).is_some()
+        {
+            true => Ok(()),
+            false => Err(LlmError::MissingApiKey {
+                provider: self.name().into(),
+                variable: API_KEY_VARIABLE.into(),
+            }),
+        }
+    }
+
     async fn stream(&self, mut request: Request) -> Result<EventStream, LlmError> {
         let provider = self.name();
         let key = self

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{GitHub, Imported};
 use crate::kit::Kit;
-use crate::skill::{Handler, Metadata, Skill};
+use crate::skill::{Metadata, Skill};
 use crate::tool::{Tool, ToolExecution, ToolOutcome};
 
 /// The name of the built-in kit.
@@ -70,7 +70,6 @@ fn builtin(name: &str, description: &str, schema: Value) -> Skill {
     let mut skill = Skill::new(format!("{KIT}:{name}"), description.to_owned())
         .with_body(description.to_owned());
     skill.extra.insert("input_schema".into(), schema);
-    skill.handler = Handler::Provider;
     skill
 }
 

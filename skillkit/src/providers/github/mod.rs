@@ -34,7 +34,7 @@ use skillkit_parser::Severity;
 use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
 use crate::providers::Local;
-use crate::skill::Metadata;
+use crate::skill::{Metadata, Skill};
 use crate::tool::Tool;
 
 pub use builder::GitHubBuilder;
@@ -553,7 +553,9 @@ impl KitProvider for GitHub {
         Ok(kits)
     }
 
-    fn tool(self: Arc<Self>) -> Option<Arc<dyn Tool>> {
-        Some(self)
+    /// The provider executes its built-in `github:*` skills itself; imported
+    /// skills are knowledge.
+    fn tool(self: Arc<Self>, skill: &Skill) -> Option<Arc<dyn Tool>> {
+        (skill.kit() == Some(builtins::KIT)).then_some(self as Arc<dyn Tool>)
     }
 }

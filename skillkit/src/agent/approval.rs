@@ -1,0 +1,155 @@
+//! Human in the loop: the approval policy that decides each tool call, and the
+//! [`Decision`] a caller answers a waiting call with.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::agent::AgentPath;
+
+/// A tool call about to run, as the approval policy sees it.
+///
+/// ```
+/// use skillkit::agent::{AgentPath, ToolRequest};
+/// let request = ToolRequest {
+///     agent: AgentPath::root(),
+///     call_id: "call_1".into(),
+///     name: "files:delete".into(),
+///     input: serde_json::json!({"path": "a.txt"}),
+/// };
+/// assert_eq!(request.name, "files:delete");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRequest {
+    /// The agent making the call.
+    pub agent: AgentPath,
+    /// The call's id.
+    pub call_id: String,
+    /// The tool: a skill's full name, a sub-agent's name or `activate_skill`.
+    pub name: String,
+    /// The input the model gave.
+    pub input: Value,
+}
+
+/// What the approval policy says of one tool call.
+///
+/// ```
+/// use skillkit::agent::Approval;
+/// let verdict = Approval::deny("deleting files is not allowed here");
+/// assert!(matches!(verdict, Approval::Deny(reason) if reason.contains("deleting")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Run it.
+    Allow,
+    /// Do not run it; the model sees this reason as the call's error result.
+    Deny(String),
+    /// Ask the caller: an [`InputRequested`](crate::agent::EventKind::InputRequested)
+    /// event, answered with [`Agent::respond`](crate::agent::Agent::respond).
+    Ask,
+}
+
+impl Approval {
+    /// A denial with `reason`.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::agent::Approval::deny("no"), skillkit::agent::Approval::Deny("no".into()));
+    /// ```
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Approval::Deny(reason.into())
+    }
+}
+
+/// Decides every tool call before it runs. The default allows all.
+///
+/// ```
+/// use skillkit::agent::{Approval, ApprovalPolicy};
+/// let policy = ApprovalPolicy::new(|call| match call.name.as_str() {
+///     "files:delete" => Approval::Ask,
+///     _ => Approval::Allow,
+/// });
+/// # let _ = policy;
+/// ```
+#[derive(Clone)]
+pub struct ApprovalPolicy(Arc<dyn Fn(&ToolRequest) -> Approval + Send + Sync>);
+
+impl ApprovalPolicy {
+    /// A policy from a function of the call.
+    ///
+    /// ```
+    /// let deny_all = skillkit::agent::ApprovalPolicy::new(|_| skillkit::agent::Approval::deny("read-only session"));
+    /// # let _ = deny_all;
+    /// ```
+    pub fn new(decide: impl Fn(&ToolRequest) -> Approval + Send + Sync + 'static) -> Self {
+        ApprovalPolicy(Arc::new(decide))
+    }
+
+    /// Allows every call.
+    ///
+    /// ```
+    /// let policy = skillkit::agent::ApprovalPolicy::allow_all();
+    /// # let _ = policy;
+    /// ```
+    pub fn allow_all() -> Self {
+        ApprovalPolicy::new(|_| Approval::Allow)
+    }
+
+    /// The verdict on `request`.
+    pub(crate) fn decide(&self, request: &ToolRequest) -> Approval {
+        (self.0)(request)
+    }
+}
+
+impl Default for ApprovalPolicy {
+    fn default() -> Self {
+        ApprovalPolicy::allow_all()
+    }
+}
+
+impl fmt::Debug for ApprovalPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApprovalPolicy(..)")
+    }
+}
+
+/// The caller's answer to a waiting call
+/// ([`InputRequested`](crate::agent::EventKind::InputRequested)).
+///
+/// For an approval, [`Approve`](Decision::Approve) runs the call and
+/// [`Deny`](Decision::Deny) gives the model the reason as an error result. For
+/// a pending tool, the decision goes to [`Tool::resume`](crate::Tool::resume):
+/// `Approve` as `true`, `Answer(value)` as `value`; `Deny` does not resume and
+/// the model sees the reason.
+///
+/// ```
+/// use skillkit::agent::Decision;
+/// let answers = [Decision::Approve, Decision::deny("not now"), Decision::Answer(serde_json::json!({"choice": 2}))];
+/// assert_eq!(answers.len(), 3);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Yes: run (or resume) the call.
+    Approve,
+    /// No, with a reason the model sees.
+    Deny {
+        /// Why.
+        reason: String,
+    },
+    /// A value for the pending tool's `resume` (for an approval: `true` runs
+    /// the call, anything else denies it).
+    Answer(Value),
+}
+
+impl Decision {
+    /// A denial with `reason`.
+    ///
+    /// ```
+    /// assert!(matches!(skillkit::agent::Decision::deny("no"), skillkit::agent::Decision::Deny { .. }));
+    /// ```
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Decision::Deny {
+            reason: reason.into(),
+        }
+    }
+}

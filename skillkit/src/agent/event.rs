@@ -1,0 +1,229 @@
+//! [`AgentEvent`]: what a running agent tells its caller.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::agent::AgentError;
+use crate::llm::{AssistantMessage, Usage};
+
+/// Which agent an event comes from: the root agent (an empty path), or a
+/// sub-agent by the names of the agents that delegated to it
+/// (`files:summarize`, then `files:summarize/notes:editor` one level down).
+///
+/// ```
+/// let root = skillkit::agent::AgentPath::root();
+/// let child = root.child("files:summarize");
+/// assert!(root.is_root());
+/// assert_eq!(child.to_string(), "files:summarize");
+/// assert_eq!(child.child("notes:editor").depth(), 2);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct AgentPath(Arc<[String]>);
+
+impl AgentPath {
+    /// The root agent.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::agent::AgentPath::root().depth(), 0);
+    /// ```
+    pub fn root() -> Self {
+        AgentPath::default()
+    }
+
+    /// The path of sub-agent `name` called by this agent.
+    ///
+    /// ```
+    /// let path = skillkit::agent::AgentPath::root().child("a:b");
+    /// assert_eq!(path.names(), ["a:b"]);
+    /// ```
+    pub fn child(&self, name: &str) -> Self {
+        let mut names = self.0.to_vec();
+        names.push(name.to_owned());
+        AgentPath(names.into())
+    }
+
+    /// Whether this is the root agent.
+    ///
+    /// ```
+    /// assert!(!skillkit::agent::AgentPath::root().child("a:b").is_root());
+    /// ```
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many delegations deep the agent runs (0 for the root).
+    ///
+    /// ```
+    /// assert_eq!(skillkit::agent::AgentPath::root().child("a:b").depth(), 1);
+    /// ```
+    pub fn depth(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The names of the sub-agents, outermost first.
+    ///
+    /// ```
+    /// assert!(skillkit::agent::AgentPath::root().names().is_empty());
+    /// ```
+    pub fn names(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl fmt::Display for AgentPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.is_root() {
+            true => f.write_str("root"),
+            false => f.write_str(&self.0.join("/")),
+        }
+    }
+}
+
+/// One event of a running agent, tagged with the agent it comes from.
+///
+/// ```
+/// use skillkit::agent::{AgentEvent, AgentPath, EventKind};
+/// let event = AgentEvent { agent: AgentPath::root(), kind: EventKind::Delta { text: "Hi".into() } };
+/// assert!(event.agent.is_root());
+/// ```
+#[derive(Debug, Clone)]
+pub struct AgentEvent {
+    /// The agent (root or sub-agent) the event comes from.
+    pub agent: AgentPath,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+impl AgentEvent {
+    /// Whether this event ends the root agent's work on a message
+    /// ([`Finished`](EventKind::Finished), [`Error`](EventKind::Error) or
+    /// [`Stopped`](EventKind::Stopped) of the root): the agent then waits for
+    /// the next message.
+    ///
+    /// ```
+    /// use skillkit::agent::{AgentEvent, AgentPath, EventKind};
+    /// let done = AgentEvent { agent: AgentPath::root(), kind: EventKind::Finished { text: "42".into() } };
+    /// assert!(done.is_end_of_message());
+    /// ```
+    pub fn is_end_of_message(&self) -> bool {
+        self.agent.is_root()
+            && matches!(
+                self.kind,
+                EventKind::Finished { .. } | EventKind::Error(_) | EventKind::Stopped
+            )
+    }
+}
+
+/// What happened in an agent.
+///
+/// Tool names in events are the skills' full names (`files:read`), the
+/// sub-agents' names, or `activate_skill`: never the wire-safe names the
+/// model sees.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A piece of the model's answer text.
+    Delta {
+        /// The text, to append to what came before.
+        text: String,
+    },
+    /// The model began a tool call.
+    ToolCallStart {
+        /// The call's id.
+        id: String,
+        /// The tool called.
+        name: String,
+    },
+    /// The model finished writing a tool call.
+    ToolCallComplete {
+        /// The call's id.
+        id: String,
+        /// The tool called.
+        name: String,
+        /// Its input.
+        input: Value,
+    },
+    /// A tool call's result, as the model will see it.
+    ToolResult {
+        /// The call's id.
+        id: String,
+        /// The tool called.
+        name: String,
+        /// The result text (or, for an error, what went wrong).
+        content: String,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+    /// Token counts of one model request, and the running totals of this
+    /// agent.
+    Usage {
+        /// This request's counts.
+        request: Usage,
+        /// The sum over every request of this agent so far.
+        total: Usage,
+    },
+    /// The model's message of one turn (one request), with its tool calls.
+    TurnComplete {
+        /// The message, tool names as full names.
+        message: AssistantMessage,
+    },
+    /// A tool call waits for the caller: answer with
+    /// [`Agent::respond`](crate::agent::Agent::respond). The other calls of
+    /// the turn go on meanwhile.
+    InputRequested(InputRequest),
+    /// The agent answered the message: its last turn called no tool.
+    Finished {
+        /// The answer's text.
+        text: String,
+    },
+    /// The work on the message stopped at [`Agent::stop`](crate::agent::Agent::stop).
+    Stopped,
+    /// The message could not be answered (the model failed, the turn limit was
+    /// reached). The history is intact and the agent takes the next message.
+    Error(AgentError),
+}
+
+/// A tool call that waits for a decision of the caller.
+///
+/// ```
+/// use skillkit::agent::{InputKind, InputRequest};
+/// let request = InputRequest {
+///     call_id: "call_1".into(),
+///     name: "files:delete".into(),
+///     input: serde_json::json!({"path": "a.txt"}),
+///     kind: InputKind::Approval,
+/// };
+/// assert!(matches!(request.kind, InputKind::Approval));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRequest {
+    /// The id to pass to [`Agent::respond`](crate::agent::Agent::respond).
+    pub call_id: String,
+    /// The tool called (a full name).
+    pub name: String,
+    /// The call's input.
+    pub input: Value,
+    /// Why the call waits.
+    pub kind: InputKind,
+}
+
+/// Why a tool call waits for the caller.
+///
+/// ```
+/// let kind = skillkit::agent::InputKind::Pending { state: serde_json::json!({"confirm": "delete?"}) };
+/// assert!(matches!(kind, skillkit::agent::InputKind::Pending { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum InputKind {
+    /// The approval policy asks whether the call may run.
+    Approval,
+    /// The tool returned [`ToolOutcome::Pending`](crate::ToolOutcome::Pending)
+    /// with this state; the decision goes to its `resume`.
+    Pending {
+        /// The state the tool kept.
+        state: Value,
+    },
+}

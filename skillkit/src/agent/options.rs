@@ -1,0 +1,202 @@
+//! [`AgentOptions`]: what an agent runs over (catalog, models), its limits and
+//! its approval policy.
+
+use std::time::Duration;
+
+use crate::agent::{AgentDefinition, ApprovalPolicy, History};
+use crate::catalog::Catalog;
+use crate::llm::Registry;
+
+/// The model an agent uses when neither the options nor its definition name
+/// one.
+pub const DEFAULT_MODEL: &str = "anthropic://claude-sonnet-4-6?max_tokens=4096";
+/// The most model turns (requests) one message may take, unless set.
+pub const DEFAULT_MAX_TURNS: u32 = 25;
+/// How deep sub-agents may nest (a sub-agent's sub-agent is depth 2), unless set.
+pub const DEFAULT_MAX_AGENT_DEPTH: u32 = 3;
+/// How many tool calls of one turn run at once, unless set.
+pub const DEFAULT_TOOL_CONCURRENCY: usize = 8;
+/// How long one tool call may run, unless set.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How to run an agent: the catalog its skills come from, the model
+/// registry, and optional overrides. Every setter returns the options, so
+/// they chain.
+///
+/// Limits resolve in this order: set here, then the agent definition's
+/// (`max_turns`, `max_agent_depth` in `AGENT.md`), then the defaults
+/// ([`DEFAULT_MAX_TURNS`], [`DEFAULT_MAX_AGENT_DEPTH`]). The model: set here,
+/// then the definition's `model`, then [`DEFAULT_MODEL`].
+///
+/// ```
+/// use std::time::Duration;
+/// use skillkit::agent::AgentOptions;
+/// use skillkit::llm::{Registry, Scripted};
+/// use skillkit::{Catalog, Memory};
+///
+/// let options = AgentOptions::new(Catalog::builder().provider(Memory::new()).build())
+///     .registry(Registry::new().with("scripted", Scripted::new().text("Hi")))
+///     .model("scripted://demo")
+///     .max_turns(4)
+///     .tool_timeout(Duration::from_secs(5));
+/// assert_eq!(options.model_for(&skillkit::AgentDefinition::new("a", "d")), "scripted://demo");
+/// ```
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    pub(crate) catalog: Catalog,
+    pub(crate) registry: Registry,
+    pub(crate) model: Option<String>,
+    pub(crate) max_turns: Option<u32>,
+    pub(crate) max_agent_depth: Option<u32>,
+    pub(crate) tool_concurrency: usize,
+    pub(crate) tool_timeout: Duration,
+    pub(crate) approval: ApprovalPolicy,
+    pub(crate) history: History,
+}
+
+impl AgentOptions {
+    /// Options over `catalog`, with the built-in model registry
+    /// ([`Registry::new`]: Anthropic and OpenAI, keys from the environment).
+    ///
+    /// ```
+    /// let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// # let _ = options;
+    /// ```
+    pub fn new(catalog: Catalog) -> Self {
+        AgentOptions {
+            catalog,
+            registry: Registry::new(),
+            model: None,
+            max_turns: None,
+            max_agent_depth: None,
+            tool_concurrency: DEFAULT_TOOL_CONCURRENCY,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            approval: ApprovalPolicy::default(),
+            history: History::default(),
+        }
+    }
+
+    /// The registry that resolves model URIs.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.registry(skillkit::llm::Registry::new().with_default("openai"));
+    /// ```
+    pub fn registry(mut self, registry: Registry) -> Self {
+        self.registry = registry;
+        self
+    }
+
+    /// The model URI, over the definition's `model`.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.model("anthropic://claude-sonnet-4-6?max_tokens=1024");
+    /// ```
+    pub fn model(mut self, uri: impl Into<String>) -> Self {
+        self.model = Some(uri.into());
+        self
+    }
+
+    /// The most model turns one message may take.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.max_turns(10);
+    /// ```
+    pub fn max_turns(mut self, turns: u32) -> Self {
+        self.max_turns = Some(turns.max(1));
+        self
+    }
+
+    /// How deep sub-agents may nest; 0 allows none.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.max_agent_depth(1);
+    /// ```
+    pub fn max_agent_depth(mut self, depth: u32) -> Self {
+        self.max_agent_depth = Some(depth);
+        self
+    }
+
+    /// How many tool calls of one turn run at once (at least 1).
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.tool_concurrency(2);
+    /// ```
+    pub fn tool_concurrency(mut self, calls: usize) -> Self {
+        self.tool_concurrency = calls.max(1);
+        self
+    }
+
+    /// How long one tool call may run before it becomes an error result.
+    /// Time spent waiting for the caller's decision does not count.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.tool_timeout(std::time::Duration::from_secs(30));
+    /// ```
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.tool_timeout = timeout;
+        self
+    }
+
+    /// The policy that decides each tool call before it runs (all allowed by
+    /// default).
+    ///
+    /// ```
+    /// use skillkit::agent::{Approval, ApprovalPolicy};
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.approval(ApprovalPolicy::new(|_| Approval::Ask));
+    /// ```
+    pub fn approval(mut self, policy: ApprovalPolicy) -> Self {
+        self.approval = policy;
+        self
+    }
+
+    /// Starts from an earlier conversation (its messages and session id), to
+    /// resume it.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let saved = r#"{"session_id":"s1","messages":[{"role":"user","text":"Hi"}]}"#;
+    /// let options = options.history(serde_json::from_str(saved).unwrap());
+    /// ```
+    pub fn history(mut self, history: History) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// The session id (a fresh one unless the history brings one).
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.session_id("support-4711");
+    /// ```
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.history.session_id = id.into();
+        self
+    }
+
+    /// The model URI `definition` runs with under these options.
+    ///
+    /// ```
+    /// let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let agent = skillkit::AgentDefinition::new("a", "d");
+    /// assert_eq!(options.model_for(&agent), skillkit::agent::DEFAULT_MODEL);
+    /// ```
+    pub fn model_for(&self, definition: &AgentDefinition) -> String {
+        self.model
+            .clone()
+            .or_else(|| definition.model.as_deref().map(str::to_owned))
+            .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
+    }
+
+    pub(crate) fn max_depth_for(&self, definition: &AgentDefinition) -> u32 {
+        self.max_agent_depth
+            .or(definition.max_agent_depth)
+            .unwrap_or(DEFAULT_MAX_AGENT_DEPTH)
+    }
+}
