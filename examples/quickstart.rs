@@ -1,18 +1,26 @@
-//! The main job: load and validate the example kits, activate a skill, and let
-//! a model answer with it, streamed.
+//! The main job: an agent over one catalog that holds a kit compiled into the
+//! binary (`files`), a kit read from disk (`examples/kits/review`) and a skill
+//! put into memory at run time (`house:release-notes`). Over three messages it
+//! activates a knowledge skill with arguments, calls a Rust tool, delegates to
+//! a sub-agent, and uses the skill added while it runs.
 //!
-//! Offline by default: a scripted model answers. With `ANTHROPIC_API_KEY` set,
-//! Claude answers (`SKILLKIT_MODEL` overrides the model URI).
+//! Offline by default: a scripted model plays the conversation. With
+//! `ANTHROPIC_API_KEY` set, Claude answers; `SKILLKIT_MODEL=<uri>` picks any
+//! model of the registry (`openai://gpt-4o-mini`, …).
 //!
 //! ```text
 //! cargo run -p skillkit-examples --example quickstart
 //! ```
 
 use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use futures::StreamExt;
-use skillkit::llm::{Event, Message, Registry, Request, Scripted};
-use skillkit::{Catalog, Local, prompt};
+use serde_json::json;
+use skillkit::agent::{AgentEvent, AgentOptions, EventKind, start_agent};
+use skillkit::llm::{Registry, Scripted};
+use skillkit::{AgentDefinition, Catalog, Local, Memory, Skill};
+use skillkit_examples::FilesKit;
 
 const DIFF: &str = "\
 --- a/src/total.rs
@@ -23,77 +31,177 @@ const DIFF: &str = "\
 +    prices.iter().fold(0, |sum, p| sum + p) / prices.len() as u32
  }";
 
-const OFFLINE_ANSWER: &str = "\
-src/total.rs:2 — `total` now divides by `prices.len()`, so it returns an average, \
-and panics on an empty slice — keep `prices.iter().sum()` or rename the function and \
-handle the empty case.";
+const SKILL_FILE: &str = "kits/review/code-review/SKILL.md";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let kits = concat!(env!("CARGO_MANIFEST_DIR"), "/kits");
-    let catalog = Catalog::builder().provider(Local::each(kits)).build();
-    let snapshot = catalog.snapshot().await;
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let memory = Memory::new();
+    let catalog = Catalog::builder()
+        .provider(FilesKit {
+            root: examples.clone(),
+        })
+        .provider(Local::new(examples.join("kits/review")))
+        .provider(memory.clone())
+        .build();
 
-    println!("== {} kits from {kits}", snapshot.kits().len());
-    for skill in snapshot.skills() {
-        println!("   {:<24} {}", skill.name, skill.description);
-    }
-    for diagnostic in snapshot.diagnostics() {
-        println!("   ! {diagnostic}");
-    }
-
-    // Strict Agent Skills validation (what `skillkit validate` does).
-    let problems: Vec<_> = snapshot
-        .skills()
-        .filter_map(|skill| skill.dir())
-        .flat_map(skillkit::parser::validate::skill_dir)
-        .collect();
-    println!("== validation: {} problems", problems.len());
-    for problem in &problems {
-        println!("   ! {problem}");
-    }
-
-    let skill = snapshot
-        .skill("review:code-review")
-        .ok_or("examples/kits/review/code-review/SKILL.md is missing")?;
-    let task = skill.render(DIFF, Some("quickstart"));
-
-    let (registry, model) = match std::env::var("ANTHROPIC_API_KEY") {
-        Ok(_) => (
-            Registry::new(),
-            std::env::var("SKILLKIT_MODEL")
-                .unwrap_or_else(|_| "anthropic://claude-sonnet-4-6?max_tokens=1024".into()),
+    let (registry, model) = model();
+    match &model {
+        Some(uri) => println!("== model: {uri}"),
+        None => println!(
+            "== offline: a scripted model plays this conversation \
+             (set ANTHROPIC_API_KEY or SKILLKIT_MODEL=<uri> for a real model)"
         ),
-        Err(_) => (
-            Registry::new().with("scripted", Scripted::new().text(OFFLINE_ANSWER)),
-            "scripted://offline".to_owned(),
-        ),
-    };
-    println!("\n== {} answers with `{}`:\n", model, skill.name);
+    }
+    let model = model.unwrap_or_else(|| "scripted://quickstart".into());
 
-    let system = format!(
-        "You are a code reviewer. These skills exist:\n{}",
-        prompt::available_skills(snapshot.skills().map(|s| &**s))
-    );
-    let request = Request::new(vec![Message::system(system), Message::user(task)]);
-    let mut events = registry.stream(&model, request).await?;
-    let mut stdout = std::io::stdout();
-    while let Some(event) = events.next().await {
-        match event {
-            Event::Delta { text } => {
-                print!("{text}");
-                stdout.flush()?;
-            }
-            Event::Usage(usage) => {
-                println!(
-                    "\n\n== tokens: {} in, {} out",
-                    usage.input_tokens, usage.output_tokens
+    // The root agent of the compiled-in kit (its AGENT.md).
+    let definition = catalog
+        .root_agent()
+        .await
+        .unwrap_or_else(|| AgentDefinition::new("files", "Finds and reads files.").into());
+    println!("== agent `{}`: {}", definition.name, definition.description);
+    for skill in catalog.list_skills().await {
+        println!("   {:<22} {}", skill.name, skill.description);
+    }
+
+    let options = AgentOptions::new(catalog)
+        .registry(registry)
+        .model(model)
+        .max_turns(8);
+    let mut agent = start_agent(definition, options)?;
+
+    let messages = [
+        format!("Review this change:\n{DIFF}"),
+        format!("Read {SKILL_FILE}, then have the summarize agent sum it up."),
+        "Write release notes for version 0.2 in our house style.".to_owned(),
+    ];
+    for (n, message) in messages.into_iter().enumerate() {
+        if n == 2 {
+            // A skill put into memory while the agent runs: callable next turn.
+            memory.put(
+                Skill::new(
+                    "house:release-notes",
+                    "Write release notes in the team's house style. Use for release notes.",
                 )
-            }
-            Event::Done { stop_reason } => println!("== done: {}", stop_reason.as_str()),
-            Event::Error(error) => return Err(error.into()),
-            _ => {}
+                .with_body(
+                    "Write release notes for $ARGUMENTS: one line per change, \
+                     newest first, each starting with a verb.",
+                ),
+            );
+            println!("\n== put `house:release-notes` into memory");
+        }
+        println!("\n> {}", message.lines().next().unwrap_or_default());
+        let answer = agent.ask(message, show).await;
+        if MID_LINE.swap(false, Ordering::Relaxed) {
+            println!();
+        }
+        if let Err(error) = answer {
+            println!("== error: {error}");
         }
     }
+    let history = agent.history();
+    println!(
+        "\n== {} messages in the history of session {}",
+        history.messages.len(),
+        history.session_id
+    );
     Ok(())
+}
+
+/// Whether the last thing printed was streamed text with no line end yet.
+static MID_LINE: AtomicBool = AtomicBool::new(false);
+
+/// Streams the root agent's text, and shows each tool call and result (of the
+/// root and its sub-agents) on one line.
+fn show(event: &AgentEvent) {
+    let who = match event.agent.is_root() {
+        true => String::new(),
+        false => format!("[{}] ", event.agent),
+    };
+    if !matches!(event.kind, EventKind::Delta { .. }) && MID_LINE.swap(false, Ordering::Relaxed) {
+        println!();
+    }
+    match &event.kind {
+        EventKind::Delta { text } if event.agent.is_root() => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+            MID_LINE.store(!text.ends_with('\n'), Ordering::Relaxed);
+        }
+        EventKind::ToolCallComplete { name, input, .. } => {
+            println!("  {who}-> {name} {}", one_line(&input.to_string(), 70));
+        }
+        EventKind::ToolResult {
+            name,
+            content,
+            is_error,
+            ..
+        } => {
+            let mark = if *is_error { "error" } else { "ok" };
+            println!("  {who}<- {name} {mark}: {}", one_line(content, 70));
+        }
+        EventKind::Error(error) => println!("  {who}!! {error}"),
+        _ => {}
+    }
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
+/// The registry and model URI: `SKILLKIT_MODEL`, else Claude when
+/// `ANTHROPIC_API_KEY` is set, else `None` and the scripted conversation.
+fn model() -> (Registry, Option<String>) {
+    if let Ok(uri) = std::env::var("SKILLKIT_MODEL") {
+        return (Registry::new(), Some(uri));
+    }
+    if skillkit::llm::ApiKey::from_env("ANTHROPIC_API_KEY").is_some() {
+        let uri = "anthropic://claude-sonnet-4-6?max_tokens=2048".to_owned();
+        return (Registry::new(), Some(uri));
+    }
+    (Registry::new().with("scripted", script()), None)
+}
+
+/// What the model answers offline, request by request (the sub-agent's two
+/// requests come between the parent's fourth and fifth).
+fn script() -> Scripted {
+    Scripted::new()
+        // Message 1: activate a knowledge skill with the diff as its argument.
+        .tool_call(
+            "call_1",
+            "activate_skill",
+            json!({"name": "review:code-review", "arguments": DIFF}),
+        )
+        .text(
+            "src/total.rs:2 — `total` now divides by `prices.len()`: it returns an average \
+             and panics on an empty slice — keep `prices.iter().sum()`, or rename it and \
+             handle the empty case.",
+        )
+        // Message 2: a Rust tool of the compiled-in kit, then the sub-agent.
+        .tool_call("call_2", "files_read", json!({"arguments": SKILL_FILE}))
+        .tool_call(
+            "call_3",
+            "agent_files_summarize",
+            json!({"task": format!("Summarize {SKILL_FILE}")}),
+        )
+        .tool_call("call_4", "files_read", json!({"arguments": SKILL_FILE}))
+        .text(
+            "- A skill that reviews a unified diff.\n- Findings as file:line — problem — \
+             suggestion.\n- Most severe first, or \"no findings\".",
+        )
+        .text(
+            "The code-review skill reviews diffs and lists findings by severity; the \
+             summarize agent's three bullets are above.",
+        )
+        // Message 3: the skill put into memory a moment ago.
+        .tool_call(
+            "call_5",
+            "activate_skill",
+            json!({"name": "house:release-notes", "arguments": "version 0.2"}),
+        )
+        .text("Release notes, 0.2:\n- Add agents that call skills as tools.\n- Fix the total of an empty cart.")
 }

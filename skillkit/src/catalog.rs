@@ -286,7 +286,7 @@ impl Catalog {
         }
         // Of two skills with one full name, the first (earlier provider) wins.
         let mut shadowed = Vec::new();
-        {
+        if !snapshot.names_are_unique() {
             let mut first: HashMap<&str, usize> = HashMap::new();
             for (k, kit) in snapshot.kits.iter().enumerate() {
                 for (s, skill) in kit.skills.iter().enumerate() {
@@ -461,6 +461,27 @@ impl Catalog {
 }
 
 impl Snapshot {
+    /// Whether no two skills can share a full name, checked without hashing
+    /// every name: kit names are distinct, and each kit's skills are sorted
+    /// strictly and carry its own prefix (as every provider of this crate
+    /// serves them). When this does not hold, the catalog looks for
+    /// duplicates name by name.
+    fn names_are_unique(&self) -> bool {
+        let mut kits: Vec<&str> = self.kits.iter().map(|k| k.name.as_ref()).collect();
+        kits.sort_unstable();
+        if kits.windows(2).any(|w| w[0] == w[1]) {
+            return false;
+        }
+        self.kits.iter().all(|kit| {
+            let prefixed = |name: &str| {
+                name.strip_prefix(kit.name.as_ref())
+                    .is_some_and(|rest| rest.starts_with(skillkit_parser::name::SEPARATOR))
+            };
+            kit.skills.iter().all(|s| prefixed(&s.name))
+                && kit.skills.windows(2).all(|w| w[0].name < w[1].name)
+        })
+    }
+
     /// Every kit, in provider order (shadowed duplicate skills removed).
     ///
     /// ```

@@ -32,21 +32,25 @@ pub fn available_skills<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> Stri
 }
 
 fn tag(out: &mut String, name: &str, text: &str) {
-    let _ = write!(out, "<{name}>\n{}\n</{name}>\n", escape(text));
+    let _ = writeln!(out, "<{name}>");
+    escape_into(out, text);
+    let _ = writeln!(out, "\n</{name}>");
 }
 
-/// Escapes `&`, `<`, `>`, `"` and `'` for XML text.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
-        }
+/// Appends `text` with `&`, `<`, `>`, `"` and `'` escaped for XML; runs of
+/// other bytes are copied whole.
+fn escape_into(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
+        out.push_str(&rest[..at]);
+        out.push_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            _ => "&#x27;",
+        });
+        rest = &rest[at + 1..];
     }
-    out
+    out.push_str(rest);
 }

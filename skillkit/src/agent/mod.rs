@@ -112,11 +112,8 @@ pub fn start_agent(
 ) -> Result<Agent, AgentError> {
     let definition = definition.into();
     let tokio = tokio::runtime::Handle::try_current().map_err(|_| AgentError::NoRuntime)?;
-    let model = Model::resolve(
-        &options.registry,
-        &definition.name,
-        &options.model_for(&definition),
-    )?;
+    let registry = options.registry_or_default();
+    let model = Model::resolve(&registry, &definition.name, &options.model_for(&definition))?;
     let mut history = options.history.clone();
     if history.session_id.is_empty() {
         history.session_id = format!("session-{:016x}", fastrand::u64(..));
@@ -124,7 +121,7 @@ pub fn start_agent(
     let (events, receiver) = mpsc::unbounded_channel();
     let runtime = Arc::new(Runtime {
         catalog: options.catalog.clone(),
-        registry: options.registry.clone(),
+        registry,
         approval: options.approval.clone(),
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
@@ -148,6 +145,7 @@ pub fn start_agent(
         path: AgentPath::root(),
         model,
         total: Default::default(),
+        tools: None,
     };
     let (messages, inbox) = mpsc::unbounded_channel();
     let span = tracing::info_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);

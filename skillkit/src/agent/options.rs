@@ -44,7 +44,8 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
     pub(crate) catalog: Catalog,
-    pub(crate) registry: Registry,
+    /// `None` until set: the built-in registry is built when the agent starts.
+    pub(crate) registry: Option<Registry>,
     pub(crate) model: Option<String>,
     pub(crate) max_turns: Option<u32>,
     pub(crate) max_agent_depth: Option<u32>,
@@ -56,7 +57,9 @@ pub struct AgentOptions {
 
 impl AgentOptions {
     /// Options over `catalog`, with the built-in model registry
-    /// ([`Registry::new`]: Anthropic and OpenAI, keys from the environment).
+    /// ([`Registry::new`]: Anthropic and OpenAI, keys from the environment),
+    /// built when the agent starts unless [`registry`](Self::registry)
+    /// replaces it.
     ///
     /// ```
     /// let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
@@ -65,7 +68,7 @@ impl AgentOptions {
     pub fn new(catalog: Catalog) -> Self {
         AgentOptions {
             catalog,
-            registry: Registry::new(),
+            registry: None,
             model: None,
             max_turns: None,
             max_agent_depth: None,
@@ -83,7 +86,7 @@ impl AgentOptions {
     /// let options = options.registry(skillkit::llm::Registry::new().with_default("openai"));
     /// ```
     pub fn registry(mut self, registry: Registry) -> Self {
-        self.registry = registry;
+        self.registry = Some(registry);
         self
     }
 
@@ -192,6 +195,11 @@ impl AgentOptions {
             .clone()
             .or_else(|| definition.model.as_deref().map(str::to_owned))
             .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
+    }
+
+    /// The registry set, else the built-in one.
+    pub(crate) fn registry_or_default(&self) -> Registry {
+        self.registry.clone().unwrap_or_default()
     }
 
     pub(crate) fn max_depth_for(&self, definition: &AgentDefinition) -> u32 {

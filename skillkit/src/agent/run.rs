@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::agent::toolset::{Target, ToolSet};
+use crate::agent::toolset::{Key, Target, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentError, AgentEvent, AgentPath, Approval, ApprovalPolicy, Decision,
     EventKind, History, InputKind, InputRequest, ToolRequest,
@@ -99,6 +99,8 @@ pub(crate) struct AgentRun {
     pub(crate) model: Model,
     pub(crate) max_turns: u32,
     pub(crate) total: Usage,
+    /// The last turn's tools, and what they were built from.
+    pub(crate) tools: Option<(Key, Arc<ToolSet>)>,
 }
 
 impl AgentRun {
@@ -126,9 +128,7 @@ impl AgentRun {
     }
 
     async fn turn(&mut self, history: &Mutex<History>, cancel: &CancellationToken) -> Step {
-        let snapshot = self.runtime.catalog.snapshot().await;
-        let tools = ToolSet::build(&snapshot, &self.definition);
-        drop(snapshot);
+        let tools = self.tools().await;
         let request = self.request(history, &tools);
         let message = match self.stream(request, &tools, cancel).await {
             Ok(message) => message,
@@ -157,6 +157,22 @@ impl AgentRun {
             true => Step::Done(Outcome::Cancelled),
             false => Step::Continue,
         }
+    }
+
+    /// This turn's tools: rebuilt from a fresh catalog snapshot, unless the
+    /// snapshot holds exactly the skills, tools and sub-agents of the last
+    /// turn's.
+    async fn tools(&mut self) -> Arc<ToolSet> {
+        let snapshot = self.runtime.catalog.snapshot().await;
+        let key = Key::of(&snapshot);
+        if let Some((cached, tools)) = &self.tools
+            && *cached == key
+        {
+            return Arc::clone(tools);
+        }
+        let tools = Arc::new(ToolSet::build(&snapshot, &self.definition));
+        self.tools = Some((key, Arc::clone(&tools)));
+        tools
     }
 
     /// The request of this turn: the system prompt, the history with wire
@@ -210,6 +226,8 @@ impl AgentRun {
         };
         let mut events = started.map_err(|e| Outcome::Failed(e.into()))?;
         let mut message = AssistantMessage::default();
+        // The ids of the calls in the order the model began them.
+        let mut began: Vec<String> = Vec::new();
         let full = |wire: &str| {
             tools
                 .resolve(wire)
@@ -228,6 +246,7 @@ impl AgentRun {
                     self.emit(EventKind::Delta { text });
                 }
                 Some(Event::ToolCallStart { id, name }) => {
+                    began.push(id.clone());
                     let name = full(&name);
                     self.emit(EventKind::ToolCallStart { id, name });
                 }
@@ -239,7 +258,15 @@ impl AgentRun {
                         name: full(&name),
                         input: input.clone(),
                     });
-                    message.tool_calls.push(ToolCall::new(id, stored, input));
+                    // Calls keep the model's order, though parallel calls
+                    // may complete out of it (Anthropic blocks stop in any order).
+                    let rank = |id: &str| began.iter().position(|b| b == id).unwrap_or(usize::MAX);
+                    let at = message
+                        .tool_calls
+                        .partition_point(|call| rank(&call.id) <= rank(&id));
+                    message
+                        .tool_calls
+                        .insert(at, ToolCall::new(id, stored, input));
                 }
                 Some(Event::Usage(usage)) => {
                     self.total += usage;
@@ -425,6 +452,7 @@ impl AgentRun {
             model,
             max_turns: max_turns(&self.runtime, definition),
             total: Usage::default(),
+            tools: None,
         };
         let history = Mutex::new(History {
             session_id: self.runtime.session_id.clone(),

@@ -49,11 +49,34 @@ pub(crate) struct ToolSet {
     /// input schema.
     targets: HashMap<String, (Target, Value)>,
     /// What the model is told, with wire names, sorted by full name.
-    pub(crate) definitions: Vec<ToolDefinition>,
+    pub(crate) definitions: Arc<[ToolDefinition]>,
     /// The knowledge skills, by full name.
     knowledge: HashMap<String, Arc<Skill>>,
     /// The system prompt: the definition's, then the skills block.
     pub(crate) system: String,
+}
+
+/// What a [`ToolSet`] was built from: the identity of every skill and
+/// sub-agent of a snapshot. Providers hand out the same `Arc`s while nothing
+/// changed (a changed file, a `put`, an import make new ones), so an equal key
+/// means the same tools, and the set is reused instead of rebuilt, without
+/// asking the providers for the tools again. A provider that changes which
+/// code runs a skill serves a new skill value with it (as
+/// [`Memory::put_tool`](crate::Memory::put_tool) does).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Key(Vec<usize>);
+
+impl Key {
+    /// The key of `snapshot`.
+    pub(crate) fn of(snapshot: &Snapshot) -> Key {
+        let mut key: Vec<usize> = snapshot
+            .skills()
+            .map(|skill| Arc::as_ptr(skill) as usize)
+            .collect();
+        key.push(usize::MAX);
+        key.extend(snapshot.agents().map(|a| Arc::as_ptr(a) as usize));
+        Key(key)
+    }
 }
 
 impl ToolSet {

@@ -1,6 +1,7 @@
 //! [`Request`]: what an adapter sends, and its [`Options`].
 
 use std::fmt;
+use std::sync::Arc;
 
 use secrecy::{ExposeSecret, SecretString};
 
@@ -27,8 +28,9 @@ pub struct Request {
     /// The conversation so far.
     pub messages: Vec<Message>,
     /// The tools the model may call. Names must match `[a-zA-Z0-9_-]{1,64}`;
-    /// adapters send them as given.
-    pub tools: Vec<ToolDefinition>,
+    /// adapters send them as given. Shared, so an agent sends the same list on
+    /// every turn without copying it.
+    pub tools: Arc<[ToolDefinition]>,
     /// Sampling options and credentials. Set in code, they override the model
     /// URI's parameters, which override the adapter's defaults.
     pub options: Options,
@@ -66,8 +68,8 @@ impl Request {
     /// let r = skillkit::llm::Request::new(vec![]).with_tools(vec![tool]);
     /// assert_eq!(r.tools[0].name, "clock");
     /// ```
-    pub fn with_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
-        self.tools = tools;
+    pub fn with_tools(mut self, tools: impl Into<Arc<[ToolDefinition]>>) -> Self {
+        self.tools = tools.into();
         self
     }
 
