@@ -134,11 +134,11 @@ impl AgentRun {
             Ok(message) => message,
             Err(outcome) => return Step::Done(outcome),
         };
-        push(history, Message::Assistant(message.clone()));
         self.emit(EventKind::TurnComplete {
             message: message.clone(),
         });
         if message.tool_calls.is_empty() {
+            push(history, Message::Assistant(message.clone()));
             return Step::Done(Outcome::Answered(message.text));
         }
         let calls: Vec<_> = message
@@ -150,8 +150,14 @@ impl AgentRun {
             .buffered(self.runtime.tool_concurrency)
             .collect::<Vec<_>>()
             .await;
-        for result in results {
-            push(history, Message::ToolResult(result));
+        // The calls and their results join the history together, so a copy
+        // taken at any moment is a conversation a model accepts.
+        {
+            let mut history = history.lock().unwrap_or_else(PoisonError::into_inner);
+            history.messages.push(Message::Assistant(message));
+            history
+                .messages
+                .extend(results.into_iter().map(Message::ToolResult));
         }
         match cancel.is_cancelled() {
             true => Step::Done(Outcome::Cancelled),

@@ -63,19 +63,31 @@ pub(crate) struct ToolSet {
 /// asking the providers for the tools again. A provider that changes which
 /// code runs a skill serves a new skill value with it (as
 /// [`Memory::put_tool`](crate::Memory::put_tool) does).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Key(Vec<usize>);
+///
+/// The key holds the `Arc`s themselves (not their addresses), so a skill freed
+/// after a change can never be mistaken for a new one allocated at its place.
+#[derive(Default)]
+pub(crate) struct Key {
+    skills: Vec<Arc<Skill>>,
+    agents: Vec<Arc<AgentDefinition>>,
+}
 
 impl Key {
     /// The key of `snapshot`.
     pub(crate) fn of(snapshot: &Snapshot) -> Key {
-        let mut key: Vec<usize> = snapshot
-            .skills()
-            .map(|skill| Arc::as_ptr(skill) as usize)
-            .collect();
-        key.push(usize::MAX);
-        key.extend(snapshot.agents().map(|a| Arc::as_ptr(a) as usize));
-        Key(key)
+        Key {
+            skills: snapshot.skills().cloned().collect(),
+            agents: snapshot.agents().cloned().collect(),
+        }
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        fn same<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Arc::ptr_eq(a, b))
+        }
+        same(&self.skills, &other.skills) && same(&self.agents, &other.agents)
     }
 }
 

@@ -196,6 +196,14 @@ impl Memory {
         skills.sort_by(|a, b| a.name.cmp(&b.name));
         kit.skills = skills;
         self.write(|store| {
+            // A skill that had a tool is knowledge now: a new value says so
+            // to whoever kept the old one (an agent reuses its tools while
+            // the skill values it saw are unchanged).
+            for skill in &mut kit.skills {
+                if store.tools.remove(skill.name.as_ref()).is_some() {
+                    *skill = Arc::new(Skill::clone(skill));
+                }
+            }
             drop_tools(store, &kit_name);
             store.kits.insert(kit_name, kit)
         });
