@@ -46,7 +46,7 @@ pub enum Approval {
     /// Do not run it; the model sees this reason as the call's error result.
     Deny(String),
     /// Ask the caller: an [`InputRequested`](crate::agent::EventKind::InputRequested)
-    /// event, answered with [`Agent::respond`](crate::agent::Agent::respond).
+    /// event, answered with [`Agent::respond`](crate::agent::AgentController::respond).
     Ask,
 }
 

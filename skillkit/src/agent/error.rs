@@ -52,7 +52,7 @@ pub enum AgentError {
         "the agent has shut down; start a new agent (seed it with this one's history to go on)"
     )]
     Closed,
-    /// [`Agent::respond`](crate::agent::Agent::respond) named a call that
+    /// [`Agent::respond`](crate::agent::AgentController::respond) named a call that
     /// waits for nothing.
     #[error(
         "no tool call `{call_id}` is waiting for a decision; answer the id of an `InputRequested` event"

@@ -170,7 +170,7 @@ pub enum EventKind {
         message: AssistantMessage,
     },
     /// A tool call waits for the caller: answer with
-    /// [`Agent::respond`](crate::agent::Agent::respond). The other calls of
+    /// [`Agent::respond`](crate::agent::AgentController::respond). The other calls of
     /// the turn go on meanwhile.
     InputRequested(InputRequest),
     /// The agent answered the message: its last turn called no tool.
@@ -178,7 +178,7 @@ pub enum EventKind {
         /// The answer's text.
         text: String,
     },
-    /// The work on the message stopped at [`Agent::stop`](crate::agent::Agent::stop).
+    /// The work on the message stopped at [`Agent::stop`](crate::agent::AgentController::stop).
     Stopped,
     /// The message could not be answered (the model failed, the turn limit was
     /// reached). The history is intact and the agent takes the next message.
@@ -199,7 +199,9 @@ pub enum EventKind {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputRequest {
-    /// The id to pass to [`Agent::respond`](crate::agent::Agent::respond).
+    /// The id to pass to [`respond`](crate::agent::AgentController::respond):
+    /// the model's call id, prefixed with the sub-agent's path for a
+    /// sub-agent's call (`notes:editor/call_1`).
     pub call_id: String,
     /// The tool called (a full name).
     pub name: String,

@@ -118,7 +118,8 @@ impl AgentController {
             })
     }
 
-    /// Stops the answer in progress: its model stream is dropped (the HTTP
+    /// Stops the answer in progress (a message still queued is not affected):
+    /// its model stream is dropped (the HTTP
     /// request is cancelled), its running tools and sub-agents are cancelled,
     /// a [`Stopped`](EventKind::Stopped) event follows. The history keeps
     /// what was done (a stopped call gets an error result) and the agent

@@ -36,7 +36,7 @@ pub(crate) struct Runtime {
     pub(crate) max_depth: u32,
     pub(crate) session_id: String,
     pub(crate) events: mpsc::UnboundedSender<AgentEvent>,
-    /// Calls waiting for [`Agent::respond`](crate::agent::Agent::respond), by call id.
+    /// Calls waiting for [`Agent::respond`](crate::agent::AgentController::respond), by call id.
     pub(crate) waiting: Mutex<HashMap<String, oneshot::Sender<Decision>>>,
 }
 
@@ -411,12 +411,18 @@ impl AgentRun {
         }
     }
 
-    /// Asks the caller about `request` and waits for the decision.
+    /// Asks the caller about `request` and waits for the decision. A
+    /// sub-agent's call ids are prefixed with its path (`notes:editor/call_1`),
+    /// so calls of agents running side by side never share an id.
     async fn ask(&self, request: &ToolRequest, kind: InputKind) -> Decision {
         let (send, receive) = oneshot::channel();
-        self.runtime.waiting().insert(request.call_id.clone(), send);
+        let call_id = match self.path.is_root() {
+            true => request.call_id.clone(),
+            false => format!("{}/{}", self.path, request.call_id),
+        };
+        self.runtime.waiting().insert(call_id.clone(), send);
         self.emit(EventKind::InputRequested(InputRequest {
-            call_id: request.call_id.clone(),
+            call_id,
             name: request.name.clone(),
             input: request.input.clone(),
             kind,
