@@ -159,6 +159,29 @@ fn memory(runtime: &tokio::runtime::Runtime) {
     });
 }
 
+/// The time of `iters` messages of long-lived agents. A new agent every 50
+/// messages keeps the history short; its first message is not timed.
+async fn warm_messages(catalog: Catalog, always_text: bool, iters: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    let mut current = None;
+    for i in 0..iters {
+        if i.is_multiple_of(50) {
+            let model = PingPong {
+                always_text,
+                ..PingPong::default()
+            };
+            let mut fresh = agent(&catalog, model);
+            fresh.ask("warm up", |_| {}).await.expect("answered");
+            current = Some(fresh);
+        }
+        let agent = current.as_mut().expect("started above");
+        let started = Instant::now();
+        agent.ask("go", |_| {}).await.expect("answered");
+        total += started.elapsed();
+    }
+    total
+}
+
 fn bench(c: &mut Criterion) {
     // One thread: the figures are the loop's own work, not the latency of
     // waking another worker thread (see `agent/multi_thread` for that).
@@ -173,6 +196,8 @@ fn bench(c: &mut Criterion) {
         .expect("a runtime");
     memory(&runtime);
 
+    // A new agent's first message: one tool round trip, its tools built on
+    // the first turn.
     let mut group = c.benchmark_group("agent/tool_round_trip");
     for skills in [10, 100, 1_000, 10_000] {
         let catalog = catalog(skills);
@@ -190,40 +215,20 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
 
-    // One text-only turn of a long-lived agent whose catalog did not change
-    // since its last turn (the common case: the tools are reused), at each
-    // size. A new agent every 50 messages keeps the history short; its first
-    // message is not timed.
-    let mut group = c.benchmark_group("agent/turn");
-    for skills in [10, 100, 1_000, 10_000] {
-        let catalog = catalog(skills);
-        group.bench_with_input(BenchmarkId::from_parameter(skills), &skills, |b, _| {
-            b.to_async(&runtime).iter_custom(|iters| {
-                let catalog = catalog.clone();
-                async move {
-                    let mut total = Duration::ZERO;
-                    let mut agent = None;
-                    for i in 0..iters {
-                        if i.is_multiple_of(50) {
-                            let text_only = PingPong {
-                                always_text: true,
-                                ..PingPong::default()
-                            };
-                            let mut fresh = self::agent(&catalog, text_only);
-                            fresh.ask("warm up", |_| {}).await.expect("answered");
-                            agent = Some(fresh);
-                        }
-                        let agent = agent.as_mut().expect("started above");
-                        let started = Instant::now();
-                        agent.ask("go", |_| {}).await.expect("answered");
-                        total += started.elapsed();
-                    }
-                    total
-                }
-            })
-        });
+    // A long-lived agent whose catalog did not change since its last turn
+    // (the common case: its tools are reused): one tool round trip (two
+    // turns), and one text-only turn, at each size.
+    for (name, always_text) in [("agent/warm_tool_round_trip", false), ("agent/turn", true)] {
+        let mut group = c.benchmark_group(name);
+        for skills in [10, 100, 1_000, 10_000] {
+            let catalog = catalog(skills);
+            group.bench_with_input(BenchmarkId::from_parameter(skills), &skills, |b, _| {
+                b.to_async(&runtime)
+                    .iter_custom(|iters| warm_messages(catalog.clone(), always_text, iters))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 
     // The first turn after the catalog changed (the tools are rebuilt).
     let mut group = c.benchmark_group("agent/turn_after_change");
