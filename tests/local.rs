@@ -309,3 +309,22 @@ fn loads_from_rayon_tasks_never_wait_for_themselves() {
         assert!(counts.iter().all(|&n| n == 240), "{counts:?}");
     }
 }
+
+/// Skills in hidden folders load (`.claude/skills/`, `skills/.curated/`);
+/// version control and build output do not (`.git/`, `node_modules/`).
+#[tokio::test(flavor = "multi_thread")]
+async fn hidden_folders_are_searched_vcs_folders_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    for (path, name) in [
+        (".claude/skills/x/SKILL.md", "x"),
+        ("skills/.curated/y/SKILL.md", "y"),
+        (".git/z/SKILL.md", "z"),
+        ("node_modules/pkg/w/SKILL.md", "w"),
+    ] {
+        write(project.join(path), skill_md(name, "A skill.", "Do it."));
+    }
+    let kits = Local::new(&project).list_kits().await.unwrap();
+    let names: Vec<&str> = kits[0].skills.iter().map(|s| s.name.as_ref()).collect();
+    assert_eq!(names, ["project:x", "project:y"]);
+}

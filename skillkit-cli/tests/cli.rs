@@ -147,3 +147,30 @@ fn to_prompt_prints_the_available_skills_block() {
     );
     assert_eq!(stdout(&out), expected);
 }
+
+/// `validate` checks skills in hidden folders (the layout of public skill
+/// repositories: `skills/.curated/`, `skills/.system/`) and skips `.git/`.
+#[test]
+fn validate_searches_hidden_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    write(
+        &repo.join("skills/.curated/good/SKILL.md"),
+        "---\nname: good\ndescription: Good.\n---\n",
+    );
+    write(
+        &repo.join("skills/.system/Bad/SKILL.md"),
+        "---\nname: Bad\ndescription: Bad.\n---\n",
+    );
+    write(&repo.join(".git/ignored/SKILL.md"), "not even frontmatter");
+    let out = skillkit(&["validate", repo.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains(".system/Bad/SKILL.md"), "{text}");
+    assert!(!text.contains(".git"), "{text}");
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        summary.contains("2 skill(s) checked, 1 invalid"),
+        "{summary}"
+    );
+}

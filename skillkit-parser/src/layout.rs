@@ -5,11 +5,15 @@
 //! ```text
 //! my_kit/                 <- kit "my_kit"
 //!   AGENT.md              <- root agent (optional)
-//!   skills/read/SKILL.md  <- a skill (any depth below the kit, hidden folders skipped)
+//!   skills/read/SKILL.md  <- a skill (any depth below the kit)
 //!   agents/summarize.md   <- a sub-agent
 //! ```
 //! A directory that directly holds skill folders (`<dir>/<skill>/SKILL.md`) and a
 //! single skill folder (`<dir>/SKILL.md`) are kits too.
+//!
+//! Hidden folders are searched like any other: real skills live in
+//! `.claude/skills/`, `.agents/skills/` and `skills/.curated/`. Only folders
+//! that never hold skills are skipped ([`is_skipped`]).
 
 use std::collections::HashMap;
 use std::fs;
@@ -19,6 +23,32 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::{AGENT_FILE, Diagnostic, SKILL_FILE};
+
+/// Folders never searched for skills: version control (`.git`, `.hg`, `.svn`,
+/// `.jj`) and dependency or build output (`node_modules`, `target`,
+/// `__pycache__`, `.venv`).
+pub const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".jj",
+    "node_modules",
+    "target",
+    "__pycache__",
+    ".venv",
+];
+
+/// Whether a folder named `name` is skipped when looking for skills: the one
+/// rule of every provider, the derive and `validate`.
+///
+/// ```
+/// use skillkit_parser::layout::is_skipped;
+/// assert!(is_skipped(".git") && is_skipped("node_modules"));
+/// assert!(!is_skipped(".claude") && !is_skipped(".curated") && !is_skipped("skills"));
+/// ```
+pub fn is_skipped(name: &str) -> bool {
+    SKIPPED_DIRS.contains(&name)
+}
 
 /// The folder of sub-agent files inside a kit.
 pub const AGENTS_DIR: &str = "agents";
@@ -299,7 +329,7 @@ enum Kind {
     Symlink,
 }
 
-/// A directory's non-hidden, UTF-8 named entries, with the stamps of its
+/// A directory's UTF-8 named entries but skipped folders ([`is_skipped`]), with the stamps of its
 /// sub-directories taken while listing (a stat relative to the open directory,
 /// cheaper than one by path).
 #[derive(Debug, Default)]
@@ -318,7 +348,7 @@ impl Listing {
             let Ok(file_type) = entry.file_type() else {
                 continue;
             };
-            if name.starts_with('.') {
+            if is_skipped(&name) && !file_type.is_file() {
                 continue;
             }
             let (kind, stamp) = if file_type.is_symlink() {
@@ -456,8 +486,9 @@ pub fn kit_name(root: &Path) -> Option<String> {
         })
 }
 
-/// Every non-hidden child directory of `dir`, sorted: the kits of a
-/// directory of kits.
+/// Every child directory of `dir` that is not hidden (and not skipped),
+/// sorted: the kits of a directory of kits. (Hidden folders are searched
+/// INSIDE a kit; a hidden child is not a kit of its own.)
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap();
@@ -471,6 +502,7 @@ pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut dirs: Vec<PathBuf> = Listing::read(dir)?
         .entries
         .into_iter()
+        .filter(|(name, _, _)| !name.starts_with('.'))
         .map(|(name, kind, _)| (dir.join(name), kind))
         .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
         .map(|(path, _)| path)
@@ -495,7 +527,6 @@ mod tests {
         write(&root.join("skills/a/SKILL.md"));
         write(&root.join("skills/a/deeper/b/SKILL.md"));
         write(&root.join("c/SKILL.md"));
-        write(&root.join(".hidden/SKILL.md"));
         write(&root.join("agents/sum.md"));
         write(&root.join("agents/notes.txt"));
         let layout = KitLayout::scan(root).unwrap();
@@ -508,6 +539,31 @@ mod tests {
             ]
         );
         assert_eq!(layout.agents, [root.join("agents/sum.md")]);
+    }
+
+    #[test]
+    fn hidden_folders_are_searched_but_vcs_and_build_output_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(&root.join(".claude/skills/x/SKILL.md"));
+        write(&root.join("skills/.curated/y/SKILL.md"));
+        write(&root.join(".git/z/SKILL.md"));
+        write(&root.join("node_modules/pkg/SKILL.md"));
+        write(&root.join("skills/w/target/t/SKILL.md"));
+        let layout = KitLayout::scan(root).unwrap();
+        assert_eq!(
+            layout.skills,
+            [
+                root.join(".claude/skills/x/SKILL.md"),
+                root.join("skills/.curated/y/SKILL.md"),
+            ]
+        );
+        // A hidden child directory is searched inside a kit, but is no kit of its own.
+        fs::create_dir(root.join("kit")).unwrap();
+        assert_eq!(
+            kit_dirs(root).unwrap(),
+            [root.join("kit"), root.join("skills")]
+        );
     }
 
     #[cfg(unix)]
