@@ -7,6 +7,7 @@ use serde_json::json;
 use skillkit::{Catalog, Local, Snapshot};
 
 use crate::EXIT_IO;
+use crate::output::out;
 
 /// Loads every PATH as a Local kit (or directory of kits) into one snapshot.
 /// Paths are made absolute so skill locations are too.
@@ -69,23 +70,23 @@ pub fn run(paths: &[PathBuf], each: bool, json: bool) -> ExitCode {
             .map(ToString::to_string)
             .collect();
         let out = json!({"kits": kits, "diagnostics": diagnostics});
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        out!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     } else {
         for kit in snapshot.kits() {
-            println!(
+            out!(
                 "kit {} ({} skills, {} agents)",
                 kit.name,
                 kit.skills.len(),
                 kit.agents.len()
             );
             if let Some(agent) = &kit.agent {
-                println!("  agent {}: {}", agent.name, one_line(&agent.description));
+                out!("  agent {}: {}", agent.name, one_line(&agent.description));
             }
             for skill in &kit.skills {
-                println!("  skill {}: {}", skill.name, one_line(&skill.description));
+                out!("  skill {}: {}", skill.name, one_line(&skill.description));
             }
             for agent in &kit.agents {
-                println!(
+                out!(
                     "  sub-agent {}: {}",
                     agent.name,
                     one_line(&agent.description)
@@ -93,9 +94,9 @@ pub fn run(paths: &[PathBuf], each: bool, json: bool) -> ExitCode {
             }
         }
         if !snapshot.diagnostics().is_empty() {
-            println!("diagnostics:");
+            out!("diagnostics:");
             for diagnostic in snapshot.diagnostics() {
-                println!("  {diagnostic}");
+                out!("  {diagnostic}");
             }
         }
     }
@@ -108,7 +109,7 @@ pub fn to_prompt(paths: &[PathBuf], each: bool) -> ExitCode {
             for diagnostic in snapshot.diagnostics() {
                 eprintln!("{diagnostic}");
             }
-            println!(
+            out!(
                 "{}",
                 skillkit::prompt::available_skills(snapshot.skills().map(|s| &**s))
             );

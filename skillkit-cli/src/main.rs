@@ -7,6 +7,7 @@
 //! ```
 
 mod list;
+mod output;
 mod validate;
 
 use std::path::PathBuf;

@@ -8,6 +8,7 @@ use serde_json::json;
 use skillkit::parser::{Diagnostic, KitLayout, SKILL_FILE, validate};
 
 use crate::EXIT_IO;
+use crate::output::out;
 
 /// The skill directories a PATH names: itself when it is a SKILL.md or holds
 /// one, plus every skill directory found below it.
@@ -68,13 +69,13 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
                 (dir.display().to_string(), serde_json::Value::Array(list))
             })
             .collect();
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&object).unwrap_or_default()
         );
     } else {
         for problem in results.values().flatten() {
-            println!("{problem}");
+            out!("{problem}");
         }
         let bad = results.values().filter(|p| !p.is_empty()).count();
         eprintln!("{} skill(s) checked, {bad} invalid", results.len());

@@ -174,3 +174,46 @@ fn validate_searches_hidden_folders() {
         "{summary}"
     );
 }
+
+/// A reader that stops early (`skillkit list --json | head`) ends the
+/// command quietly: no panic, success.
+#[test]
+fn a_closed_pipe_ends_list_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("many");
+    for n in 0..400 {
+        write(
+            &kit.join(format!("skill-{n}/SKILL.md")),
+            &format!(
+                "---\nname: skill-{n}\ndescription: {}\n---\n",
+                "Words. ".repeat(40)
+            ),
+        );
+    }
+    for args in [
+        vec!["list", "--json"],
+        vec!["list"],
+        vec!["validate", "--json"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+            .args(&args)
+            .arg(&kit)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run skillkit");
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The read end is closed here, with most of the output unread.
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            out.status.code().is_some_and(|c| c == 0 || c == 1),
+            "{args:?}: {out:?}"
+        );
+    }
+}
