@@ -13,6 +13,13 @@ use crate::output::out;
 /// Paths are made absolute so skill locations are too.
 fn load(paths: &[PathBuf], each: bool) -> Result<Snapshot, ExitCode> {
     let mut builder = Catalog::builder();
+    if paths.is_empty() {
+        let here = std::env::current_dir().map_err(|e| {
+            eprintln!("error: cannot read the current folder: {e}");
+            ExitCode::from(EXIT_IO)
+        })?;
+        builder = builder.providers(Local::discover(here));
+    }
     for path in paths {
         let dir = match std::fs::canonicalize(path) {
             Ok(dir) if dir.is_dir() => dir,

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! skillkit validate PATH... [--json]       exit 0 all valid, 1 any invalid, 2 usage or I/O error
-//! skillkit list PATH... [--each] [--json]  kits, skills, agents and diagnostics
+//! skillkit list [PATH...] [--each] [--json]  kits, skills, agents and diagnostics
 //! skillkit to-prompt PATH... [--each]      the <available_skills> block for a system prompt
 //! ```
 
@@ -38,9 +38,13 @@ enum Command {
         json: bool,
     },
     /// Load each PATH as a kit and print its kits, skills, agents and diagnostics.
+    ///
+    /// Without PATH: the standard locations, as agents look for them: this
+    /// folder's `.agents/skills/` and `.claude/skills/`, then `~/.agents/skills/`
+    /// and `~/.claude/skills/` (a project skill shadows a user skill of the same
+    /// name).
     List {
-        /// Kit directories.
-        #[arg(required = true)]
+        /// Kit directories (none: the standard locations).
         paths: Vec<PathBuf>,
         /// Load every child directory of each PATH as a kit.
         #[arg(long)]

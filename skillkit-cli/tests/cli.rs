@@ -217,3 +217,59 @@ fn a_closed_pipe_ends_list_quietly() {
         );
     }
 }
+
+/// `skillkit list` with no PATH lists the standard locations: the project's
+/// `.agents/skills/` and `.claude/skills/`, then the user's; a project skill
+/// shadows a user skill of the same name, and the warning names both files.
+#[test]
+fn list_without_a_path_uses_the_standard_locations() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    let home = dir.path().join("home");
+    let skill = |name: &str, description: &str| {
+        format!("---\nname: {name}\ndescription: {description}\n---\nDo it.\n")
+    };
+    write(
+        &project.join(".claude/skills/pdf/SKILL.md"),
+        &skill("pdf", "Project PDF."),
+    );
+    write(
+        &project.join(".agents/skills/notes/SKILL.md"),
+        &skill("notes", "Project notes."),
+    );
+    write(
+        &home.join(".claude/skills/pdf/SKILL.md"),
+        &skill("pdf", "User PDF."),
+    );
+    write(
+        &home.join(".agents/skills/mail/SKILL.md"),
+        &skill("mail", "User mail."),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .arg("list")
+        .current_dir(&project)
+        .env("HOME", &home)
+        .output()
+        .expect("run skillkit");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("skill skills:pdf: Project PDF."), "{text}");
+    assert!(!text.contains("User PDF."), "{text}");
+    assert!(
+        text.contains("skill skills:notes: Project notes."),
+        "{text}"
+    );
+    assert!(text.contains("skill skills:mail: User mail."), "{text}");
+    let shadowed = text
+        .lines()
+        .find(|l| l.contains("duplicate skill `skills:pdf`"))
+        .unwrap_or_else(|| panic!("no shadowing warning: {text}"));
+    assert!(
+        shadowed.contains("home/.claude/skills/pdf/SKILL.md"),
+        "{shadowed}"
+    );
+    assert!(
+        shadowed.contains("project/.claude/skills/pdf/SKILL.md"),
+        "{shadowed}"
+    );
+}

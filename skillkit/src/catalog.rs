@@ -85,6 +85,22 @@ impl CatalogBuilder {
         self.shared(Arc::new(provider))
     }
 
+    /// Adds providers in order (after the ones already added), for example
+    /// the standard locations of [`Local::discover`](crate::Local::discover).
+    ///
+    /// ```
+    /// let catalog = skillkit::Catalog::builder()
+    ///     .providers([skillkit::Local::new("/a"), skillkit::Local::new("/b")])
+    ///     .build();
+    /// assert_eq!(catalog.provider_names().len(), 2);
+    /// ```
+    pub fn providers<P: KitProvider + 'static>(
+        self,
+        providers: impl IntoIterator<Item = P>,
+    ) -> Self {
+        providers.into_iter().fold(self, Self::provider)
+    }
+
     /// Adds a provider you keep a handle on (for example an embedded kit you also
     /// call as a tool).
     ///

@@ -26,12 +26,17 @@ use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
 use crate::skill::{Metadata, Skill};
 
+/// The kit name of the standard locations [`Local::discover`] finds.
+pub const DISCOVERED_KIT: &str = "skills";
+
 /// Kits from directories.
 ///
 /// * [`Local::new(dir)`](Local::new): `dir` is one kit, named after its base name
 ///   (or [`named`](Local::named)).
 /// * [`Local::each(dir)`](Local::each): every non-hidden child directory of
 ///   `dir` is a kit.
+/// * [`Local::discover(project)`](Local::discover): the standard locations
+///   (`.agents/skills/`, `.claude/skills/`, in the project, then the user's).
 ///
 /// Files that fail to parse are skipped with a warning (logged, and kept in
 /// [`Kit::diagnostics`]); the rest of the kit loads.
@@ -123,6 +128,46 @@ impl Local {
     /// ```
     pub fn each(dir: impl Into<PathBuf>) -> Self {
         Self::build(dir.into(), true)
+    }
+
+    /// The standard skill locations, as agents look for them, highest
+    /// priority first: the project's `.agents/skills/` and `.claude/skills/`,
+    /// then the user's `~/.agents/skills/` and `~/.claude/skills/`. Each is a
+    /// kit named [`DISCOVERED_KIT`] (`skills`), so a project skill shadows a
+    /// user skill of the same name (the catalog's warning names both files).
+    /// Only the locations that exist now are returned; register them in order:
+    ///
+    /// ```
+    /// # let project = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir_all(project.path().join(".claude/skills/pdf")).unwrap();
+    /// let locals = skillkit::Local::discover(project.path());
+    /// assert!(locals[0].dir().ends_with(".claude/skills"));
+    /// let catalog = skillkit::Catalog::builder().providers(locals).build();
+    /// ```
+    pub fn discover(project: impl AsRef<Path>) -> Vec<Local> {
+        let project = project.as_ref();
+        let home = dirs::home_dir();
+        let mut candidates = vec![
+            project.join(".agents/skills"),
+            project.join(".claude/skills"),
+        ];
+        if let Some(home) = &home {
+            candidates.push(home.join(".agents/skills"));
+            candidates.push(home.join(".claude/skills"));
+        }
+        let mut seen = Vec::new();
+        candidates
+            .into_iter()
+            .filter(|dir| dir.is_dir())
+            .filter(|dir| {
+                // A project inside the home folder must not list one place twice.
+                let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+                let new = !seen.contains(&real);
+                seen.push(real);
+                new
+            })
+            .map(|dir| Local::new(dir).named(DISCOVERED_KIT))
+            .collect()
     }
 
     fn build(dir: PathBuf, each: bool) -> Self {

@@ -6,5 +6,5 @@ mod local;
 mod memory;
 
 pub use github::GitHub;
-pub use local::Local;
+pub use local::{DISCOVERED_KIT, Local};
 pub use memory::Memory;
