@@ -34,7 +34,17 @@ const DIFF: &str = "\
 const SKILL_FILE: &str = "kits/review/code-review/SKILL.md";
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), skillkit::agent::AgentError> {
     let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let memory = Memory::new();
     let catalog = Catalog::builder()
