@@ -283,6 +283,19 @@ fn tool_results(events: &[AgentEvent]) -> Vec<(String, String, String, bool)> {
     results
 }
 
+/// The tool results of the two `files:read` calls of [`two_reads`].
+fn two_reads_answered() -> [(String, String, String, bool); 2] {
+    let read = |id: &str, file: &str| {
+        (
+            id.to_owned(),
+            "files:read".to_owned(),
+            format!("contents of {file}"),
+            false,
+        )
+    };
+    [read("call_a", "a.txt"), read("call_b", "b.txt")]
+}
+
 fn string(value: &Value) -> &str {
     value
         .as_str()
@@ -316,23 +329,7 @@ async fn anthropic_conversation_sends_wire_names_the_system_prompt_and_grouped_r
     let events = converse(&mut agent, "Compare a.txt and b.txt").await;
     assert_eq!(finished(&events), "a.txt and b.txt differ.");
     // Events speak full names.
-    assert_eq!(
-        tool_results(&events),
-        [
-            (
-                "call_a".into(),
-                "files:read".into(),
-                "contents of a.txt".into(),
-                false
-            ),
-            (
-                "call_b".into(),
-                "files:read".into(),
-                "contents of b.txt".into(),
-                false
-            ),
-        ]
-    );
+    assert_eq!(tool_results(&events), two_reads_answered());
 
     let received = server.received();
     assert_eq!(received.len(), 2);
@@ -419,23 +416,7 @@ async fn openai_conversation_sends_wire_names_the_system_message_first_and_tool_
 
     let events = converse(&mut agent, "Compare a.txt and b.txt").await;
     assert_eq!(finished(&events), "a.txt and b.txt differ.");
-    assert_eq!(
-        tool_results(&events),
-        [
-            (
-                "call_a".into(),
-                "files:read".into(),
-                "contents of a.txt".into(),
-                false
-            ),
-            (
-                "call_b".into(),
-                "files:read".into(),
-                "contents of b.txt".into(),
-                false
-            ),
-        ]
-    );
+    assert_eq!(tool_results(&events), two_reads_answered());
 
     let received = server.received();
     assert_eq!(received.len(), 2);

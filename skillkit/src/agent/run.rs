@@ -236,8 +236,8 @@ impl AgentRun {
         let mut began: Vec<String> = Vec::new();
         let full = |wire: &str| {
             tools
-                .resolve(wire)
-                .map_or(wire, ToolSet::display)
+                .target(wire)
+                .map_or(wire, |(full, _, _)| ToolSet::display(full))
                 .to_owned()
         };
         loop {
@@ -258,7 +258,9 @@ impl AgentRun {
                 }
                 Some(Event::ToolCallComplete { id, name, input }) => {
                     // History keeps full names (sub-agent tools as `agent:<name>`).
-                    let stored = tools.resolve(&name).map_or(name.clone(), str::to_owned);
+                    let stored = tools
+                        .target(&name)
+                        .map_or(name.clone(), |(f, _, _)| f.to_owned());
                     self.emit(EventKind::ToolCallComplete {
                         id: id.clone(),
                         name: full(&name),
@@ -295,13 +297,23 @@ impl AgentRun {
         cancel: &CancellationToken,
     ) -> ToolResult {
         let wire = tools.names.wire(&call.name);
-        let name = tools
-            .resolve(&wire)
-            .map_or(call.name.as_str(), ToolSet::display);
+        let found = tools.target(&wire);
+        let name = found.map_or(call.name.as_str(), |(full, _, _)| ToolSet::display(full));
         let span =
             tracing::info_span!("tool_call", agent = %self.path, tool = name, call_id = %call.id);
+        let dispatched = async {
+            let Some((_, target, schema)) = found else {
+                return Err(format!(
+                    "there is no tool `{}`; call one of: {}",
+                    call.name,
+                    tools.wire_names().join(", ")
+                ));
+            };
+            self.dispatch(tools, call, &wire, name, target, schema)
+                .await
+        };
         let result = tokio::select! {
-            result = self.dispatch(tools, call, name).instrument(span) => result,
+            result = dispatched.instrument(span) => result,
             () = cancel.cancelled() => Err("cancelled: the agent was stopped before this call finished".to_owned()),
         };
         let (content, is_error) = match result {
@@ -321,20 +333,17 @@ impl AgentRun {
         }
     }
 
+    /// Checks, approves and runs call `call` of `target` (wire name `wire`,
+    /// shown as `name`).
     async fn dispatch(
         &self,
         tools: &ToolSet,
         call: &ToolCall,
+        wire: &str,
         name: &str,
+        target: &Target,
+        schema: &Value,
     ) -> Result<String, String> {
-        let wire = tools.names.wire(&call.name);
-        let Some((_, target, schema)) = tools.target(&wire) else {
-            return Err(format!(
-                "there is no tool `{}`; call one of: {}",
-                call.name,
-                tools.wire_names().join(", ")
-            ));
-        };
         if let Some(problem) = super::schema::check(schema, &call.input) {
             return Err(format!(
                 "invalid input for `{wire}`: {problem}; call it again with input that fits its \

@@ -166,14 +166,8 @@ impl ToolSet {
         }
     }
 
-    /// The full name of the model's call of wire name `wire`, if it is one
-    /// of this turn's tools.
-    pub(crate) fn resolve(&self, wire: &str) -> Option<&str> {
-        let full = self.names.full(wire)?;
-        self.targets.contains_key(full).then_some(full)
-    }
-
-    /// The full name, target and input schema of wire name `wire`.
+    /// The full name, target and input schema of the model's call of wire
+    /// name `wire`, if it is one of this turn's tools.
     pub(crate) fn target(&self, wire: &str) -> Option<(&str, &Target, &Value)> {
         let full = self.names.full(wire)?;
         let (target, schema) = self.targets.get(full)?;
