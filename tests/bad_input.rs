@@ -169,9 +169,14 @@ async fn duplicate_names_in_one_kit_keep_the_first_by_path() {
         dir.path().join("a/SKILL.md"),
         skill_md("same", "First.", ""),
     );
+    // `name:` on line 4 of the second file: the report points there.
     write(
         dir.path().join("b/SKILL.md"),
-        skill_md("same", "Second.", ""),
+        "---\ndescription: Second.\nlicense: MIT\nname: same\n---\n",
+    );
+    write(
+        dir.path().join("c/SKILL.md"),
+        "---\ndescription: Foreign.\nname: other:c\n---\n",
     );
     let kit = Local::new(dir.path())
         .named("k")
@@ -187,7 +192,15 @@ async fn duplicate_names_in_one_kit_keep_the_first_by_path() {
         .find(|d| d.message.contains("duplicate skill name `k:same`"));
     let warning = warning.expect("duplicate reported");
     assert!(warning.path.as_ref().unwrap().ends_with("b/SKILL.md"));
+    assert_eq!((warning.line, warning.column), (4, 1), "{warning}");
     assert!(warning.message.contains("a/SKILL.md"));
+    let foreign = kit
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("names kit `other`"))
+        .expect("foreign prefix reported");
+    assert!(foreign.path.as_ref().unwrap().ends_with("c/SKILL.md"));
+    assert_eq!((foreign.line, foreign.column), (3, 1), "{foreign}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

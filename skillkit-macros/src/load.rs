@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use skillkit_parser::{AgentDocument, Diagnostic, KitLayout, SkillDocument, frontmatter, name};
+use skillkit_parser::{AgentDocument, Diagnostic, KitLayout, Severity, SkillDocument, kit};
 
 /// A kit read and parsed at build time. Paths in it and in its diagnostics are
 /// relative to `CARGO_MANIFEST_DIR`, as the user wrote them.
@@ -32,11 +32,9 @@ pub(crate) struct LoadedSkill {
     pub(crate) doc: SkillDocument,
 }
 
-/// A file's parsed document with where it came from, for duplicate reports.
+/// A file's parsed document with its full name and where it came from.
 struct Parsed<T> {
-    name: String,
-    path: PathBuf,
-    name_line: usize,
+    member: kit::Member,
     doc: T,
 }
 
@@ -84,15 +82,9 @@ pub(crate) fn load(
         let shown = relative(path);
         let parsed = read(path, &shown).and_then(|bytes| {
             let doc = SkillDocument::parse_file(&shown, &bytes)?;
-            let name_line = name_line(&bytes);
-            let name = name::qualify(kit, &doc.name)
-                .map_err(|m| Diagnostic::error(name_line, 1, m).with_path(&shown))?;
-            Ok(Parsed {
-                name,
-                path: shown,
-                name_line,
-                doc,
-            })
+            let origin = kit::Origin::new(&doc.name).at(&shown, doc.name_line);
+            let member = kit::qualify(kit, &origin)?;
+            Ok(Parsed { member, doc })
         });
         match parsed {
             Ok(skill) => {
@@ -119,15 +111,10 @@ pub(crate) fn load(
         let shown = relative(path);
         let parsed = read(path, &shown).and_then(|bytes| {
             let mut doc = AgentDocument::parse_file(&shown, kit, &bytes)?;
-            let name_line = name_line(&bytes);
-            doc.name = name::qualify(kit, &doc.name)
-                .map_err(|m| Diagnostic::error(name_line, 1, m).with_path(&shown))?;
-            Ok(Parsed {
-                name: doc.name.clone(),
-                path: shown,
-                name_line,
-                doc,
-            })
+            let origin = kit::Origin::new(&doc.name).at(&shown, doc.name_line);
+            let member = kit::qualify(kit, &origin)?;
+            doc.name.clone_from(&member.name);
+            Ok(Parsed { member, doc })
         });
         match parsed {
             Ok(agent) => agents.push(agent),
@@ -149,7 +136,7 @@ pub(crate) fn load(
         skills: skills
             .into_iter()
             .map(|s| LoadedSkill {
-                name: s.name,
+                name: s.member.name,
                 doc: s.doc,
             })
             .collect(),
@@ -168,42 +155,18 @@ fn with_relative_path(mut d: Diagnostic, relative: &impl Fn(&Path) -> PathBuf) -
     d
 }
 
-/// The file line of the frontmatter's `name` key (1 when it has none).
-fn name_line(bytes: &[u8]) -> usize {
-    frontmatter::decode(bytes)
-        .and_then(frontmatter::split)
-        .map_or(1, |split| {
-            frontmatter::key_line(split.yaml, split.yaml_line, "name", 1)
-        })
-}
-
 /// The documents sorted by name; every file whose name an earlier file (by
-/// path) already has is an error naming both.
+/// path) already has is an error naming both (the parser crate's kit rule).
 fn unique<T>(
     mut parsed: Vec<Parsed<T>>,
     what: &str,
     errors: &mut Vec<Diagnostic>,
 ) -> Vec<Parsed<T>> {
-    parsed.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
-    let mut kept: Vec<Parsed<T>> = Vec::with_capacity(parsed.len());
-    for item in parsed {
-        match kept.last() {
-            Some(first) if first.name == item.name => errors.push(
-                Diagnostic::error(
-                    item.name_line,
-                    1,
-                    format!(
-                        "duplicate {what} name `{}`: `{}` has the same name; rename one of them",
-                        item.name,
-                        first.path.display()
-                    ),
-                )
-                .with_path(&item.path),
-            ),
-            _ => kept.push(item),
-        }
-    }
-    kept
+    parsed.sort_by(|a, b| a.member.path.cmp(&b.member.path));
+    errors.extend(kit::dedup(&mut parsed, what, Severity::Error, |p| {
+        p.member.origin()
+    }));
+    parsed
 }
 
 #[cfg(test)]
@@ -269,7 +232,7 @@ mod tests {
         assert_eq!((errors[0].line, errors[0].column), (2, 1));
         assert_eq!(
             errors[0].message,
-            "duplicate skill name `k:same`: `kit/a/SKILL.md` has the same name; rename one of them"
+            "duplicate skill name `k:same`: `kit/a/SKILL.md` has it too; rename one of them"
         );
     }
 

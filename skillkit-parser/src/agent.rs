@@ -32,6 +32,9 @@ pub const AGENT_FILE: &str = "AGENT.md";
 pub struct AgentDocument {
     /// The agent's name.
     pub name: String,
+    /// The 1-based file line of the `name` key (1, the opening `---`, when the
+    /// name is the default).
+    pub name_line: usize,
     /// What the agent does (shown to a parent agent that may delegate to it).
     pub description: String,
     /// Model URI, such as `anthropic://claude-sonnet-4-6?max_tokens=4096`.
@@ -70,6 +73,7 @@ impl AgentDocument {
             (false, Some(default)) => default.to_owned(),
             _ => fields.required("name", "my-agent")?,
         };
+        let name_line = fields.line("name");
         let description = fields.required("description", "What this agent does.")?;
         let model = fields.text("model");
         let mut tools = fields.list("tools");
@@ -89,6 +93,7 @@ impl AgentDocument {
         let (extra, warnings) = fields.rest();
         Ok(AgentDocument {
             name,
+            name_line,
             description,
             model,
             tools,

@@ -22,6 +22,7 @@ pub mod build;
 mod diagnostic;
 mod fields;
 pub mod frontmatter;
+pub mod kit;
 pub mod layout;
 pub mod name;
 pub mod skill;

@@ -29,6 +29,8 @@ pub const SKILL_FILE: &str = "SKILL.md";
 pub struct SkillDocument {
     /// `name`, trimmed, as written (it may carry the kit's own `kit:` prefix).
     pub name: String,
+    /// The 1-based file line of the `name` key, where naming problems are reported.
+    pub name_line: usize,
     /// `description`, trimmed.
     pub description: String,
     /// `license` (Agent Skills standard).
@@ -84,6 +86,7 @@ impl SkillDocument {
             required_scope: fields.text("required_scope"),
             extra: Map::new(),
             name,
+            name_line,
             description,
             body: to_lf(body.unwrap_or_else(|| split.body.to_owned())),
             body_line: split.body_line,

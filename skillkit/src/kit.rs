@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use skillkit_parser::Diagnostic;
+use skillkit_parser::{Diagnostic, Severity, kit as kit_rule};
 
 use crate::agent::AgentDefinition;
 use crate::skill::{Metadata, Skill};
@@ -130,76 +130,44 @@ impl Kit {
             .or_else(|| self.skills.iter().position(|s| s.name == name))
     }
 
-    /// Builds a kit from loaded parts: skills sorted by name, and of two skills
-    /// (or sub-agents) with the same name the first (by file path) kept and the
-    /// other reported in [`Kit::diagnostics`].
+    /// Builds a kit from loaded parts, each with the line of its `name:` key:
+    /// skills sorted by name, and of two skills (or sub-agents) with the same
+    /// name the first (by file path) kept and the other reported in
+    /// [`Kit::diagnostics`] (the parser crate's kit rule).
     pub(crate) fn assemble(
         name: Cow<'static, str>,
         agent: Option<Arc<AgentDefinition>>,
-        mut skills: Vec<Arc<Skill>>,
-        mut agents: Vec<Arc<AgentDefinition>>,
+        mut skills: Vec<(Arc<Skill>, usize)>,
+        mut agents: Vec<(Arc<AgentDefinition>, usize)>,
         mut diagnostics: Vec<Diagnostic>,
     ) -> Kit {
-        dedup_by_name(
+        diagnostics.extend(kit_rule::dedup(
             &mut skills,
             "skill",
-            |s| (&s.name, s.location.as_deref()),
-            &mut diagnostics,
-        );
-        dedup_by_name(
+            Severity::Warning,
+            |(s, line)| origin(&s.name, s.location.as_deref(), *line),
+        ));
+        diagnostics.extend(kit_rule::dedup(
             &mut agents,
             "agent",
-            |a| (&a.name, a.location.as_deref()),
-            &mut diagnostics,
-        );
+            Severity::Warning,
+            |(a, line)| origin(&a.name, a.location.as_deref(), *line),
+        ));
         Kit {
             name,
-            skills,
+            skills: skills.into_iter().map(|(s, _)| s).collect(),
             agent,
-            agents,
+            agents: agents.into_iter().map(|(a, _)| a).collect(),
             metadata: Metadata::new(),
             diagnostics,
         }
     }
 }
 
-/// Sorts `items` by name and keeps the first of each name (by the order they
-/// came in, which is by file path), reporting each one dropped.
-fn dedup_by_name<T>(
-    items: &mut Vec<Arc<T>>,
-    what: &str,
-    key: impl Fn(&T) -> (&Cow<'static, str>, Option<&std::path::Path>),
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    items.sort_by(|a, b| key(a).0.cmp(key(b).0));
-    items.dedup_by(|later, kept| {
-        let ((name, dropped), (kept_name, kept_path)) = (key(later), key(kept));
-        let same = name == kept_name;
-        if same {
-            diagnostics.push(duplicate(what, name, dropped, kept_path));
-        }
-        same
-    });
-}
-
-fn duplicate(
-    what: &str,
-    name: &str,
-    dropped: Option<&std::path::Path>,
-    kept: Option<&std::path::Path>,
-) -> Diagnostic {
-    let place =
-        |p: Option<&std::path::Path>| p.map_or_else(|| "?".to_owned(), |p| p.display().to_string());
-    let d = Diagnostic::warning(
-        0,
-        0,
-        format!(
-            "duplicate {what} name `{name}`: this file is skipped, `{}` has the same name; rename one of them",
-            place(kept)
-        ),
-    );
-    match dropped {
-        Some(path) => d.with_path(path),
-        None => d,
-    }
+fn origin<'a>(
+    name: &'a str,
+    path: Option<&'a std::path::Path>,
+    line: usize,
+) -> kit_rule::Origin<'a> {
+    kit_rule::Origin { name, path, line }
 }

@@ -7,7 +7,7 @@ mod render;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use skillkit_parser::{Diagnostic, SkillDocument, name};
+use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
 pub use render::Arguments;
 
@@ -135,13 +135,12 @@ impl Skill {
         doc: SkillDocument,
         location: Option<PathBuf>,
     ) -> Result<Skill, Diagnostic> {
-        let name = name::qualify(kit, &doc.name).map_err(|message| {
-            let d = Diagnostic::error(2, 1, message);
-            match &location {
-                Some(path) => d.with_path(path),
-                None => d,
-            }
-        })?;
+        let origin = kit::Origin {
+            name: &doc.name,
+            path: location.as_deref(),
+            line: doc.name_line,
+        };
+        let name = kit::qualify(kit, &origin)?.name;
         Ok(Skill {
             name: name.into(),
             description: doc.description.into(),

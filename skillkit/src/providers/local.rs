@@ -106,6 +106,8 @@ struct CachedFile {
     stamp: Stamp,
     racy: bool,
     loaded: Loaded,
+    /// The line of the `name:` key, where a duplicate name is reported.
+    name_line: usize,
     diagnostics: Vec<Diagnostic>,
     /// The refresh that loaded it (fresh for that refresh even when racy).
     generation: u64,
@@ -479,9 +481,9 @@ fn assemble(
         let Some(file) = file else { continue };
         diagnostics.extend(file.diagnostics.iter().cloned());
         match &file.loaded {
-            Loaded::Skill(skill) => skills.push(Arc::clone(skill)),
+            Loaded::Skill(skill) => skills.push((Arc::clone(skill), file.name_line)),
             Loaded::Agent(def) if is_root_agent(path, &found.root) => agent = Some(Arc::clone(def)),
-            Loaded::Agent(def) => agents.push(Arc::clone(def)),
+            Loaded::Agent(def) => agents.push((Arc::clone(def), file.name_line)),
             Loaded::Failed => {}
         }
     }
@@ -520,10 +522,11 @@ fn load_file(kit: &str, path: &Path, read_at: SystemTime) -> Option<CachedFile> 
     let stamp = Stamp::from_metadata(&meta);
     let parsed = parse(kit, path, file, meta.len());
     Some(match parsed {
-        Ok((loaded, warnings)) => CachedFile {
+        Ok((loaded, name_line, warnings)) => CachedFile {
             stamp,
             racy: stamp.is_racy(read_at),
             loaded,
+            name_line,
             diagnostics: warnings,
             generation: 0,
         },
@@ -531,32 +534,33 @@ fn load_file(kit: &str, path: &Path, read_at: SystemTime) -> Option<CachedFile> 
     })
 }
 
-/// Reads and parses the opened skill or agent file of kit `kit`, with its
-/// warnings.
+/// Reads and parses the opened skill or agent file of kit `kit`, with the
+/// line of its `name:` key and its warnings.
 fn parse(
     kit: &str,
     path: &Path,
     file: std::fs::File,
     len: u64,
-) -> Result<(Loaded, Vec<Diagnostic>), Diagnostic> {
+) -> Result<(Loaded, usize, Vec<Diagnostic>), Diagnostic> {
     if path
         .file_name()
         .is_some_and(|n| n == skillkit_parser::SKILL_FILE)
     {
         let doc = SkillDocument::read_open(file, len, path)?;
-        let warnings = doc.warnings.clone();
+        let (warnings, line) = (doc.warnings.clone(), doc.name_line);
         let skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
-        return Ok((Loaded::Skill(Arc::new(skill)), warnings));
+        return Ok((Loaded::Skill(Arc::new(skill)), line, warnings));
     }
     let bytes = skillkit_parser::read_open_file(file, len, path)?;
     let mut doc = AgentDocument::parse_file(path, kit, &bytes)?;
     let warnings = std::mem::take(&mut doc.warnings);
     if path.file_name().is_none_or(|n| n != AGENT_FILE) {
-        doc.name = skillkit_parser::name::qualify(kit, &doc.name)
-            .map_err(|m| Diagnostic::error(2, 1, m).with_path(path))?;
+        let origin = skillkit_parser::kit::Origin::new(&doc.name).at(path, doc.name_line);
+        doc.name = skillkit_parser::kit::qualify(kit, &origin)?.name;
     }
+    let line = doc.name_line;
     let def = AgentDefinition::from_document(doc, Some(path.to_path_buf()));
-    Ok((Loaded::Agent(Arc::new(def)), warnings))
+    Ok((Loaded::Agent(Arc::new(def)), line, warnings))
 }
 
 fn failed(stamp: Stamp, read_at: SystemTime, diagnostic: Diagnostic) -> CachedFile {
@@ -564,6 +568,7 @@ fn failed(stamp: Stamp, read_at: SystemTime, diagnostic: Diagnostic) -> CachedFi
         stamp,
         racy: stamp.is_racy(read_at),
         loaded: Loaded::Failed,
+        name_line: 0,
         diagnostics: vec![diagnostic],
         generation: 0,
     }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use skillkit_parser::name;
+use skillkit_parser::{Diagnostic, Severity, kit as kit_rule, name};
 
 use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
@@ -179,21 +179,28 @@ impl Memory {
         let kit_name = kit.name.to_string();
         let mut skills = Vec::with_capacity(kit.skills.len());
         for skill in std::mem::take(&mut kit.skills) {
-            match name::qualify(&kit_name, &skill.name) {
-                Ok(full) if full == skill.name => skills.push(skill),
-                Ok(full) => {
+            match kit_rule::qualify(&kit_name, &kit_rule::Origin::new(&skill.name)) {
+                Ok(member) if member.name == skill.name => skills.push(skill),
+                Ok(member) => {
                     let mut owned = (*skill).clone();
-                    owned.name = Cow::Owned(full);
+                    owned.name = Cow::Owned(member.name);
                     skills.push(Arc::new(owned));
                 }
-                Err(message) => {
-                    tracing::warn!(provider = "memory", kit = %kit_name, "skill skipped: {message}");
-                    kit.diagnostics
-                        .push(skillkit_parser::Diagnostic::warning(0, 0, message));
+                Err(problem) => {
+                    tracing::warn!(provider = "memory", kit = %kit_name, "skill skipped: {}", problem.message);
+                    kit.diagnostics.push(Diagnostic {
+                        severity: Severity::Warning,
+                        ..problem
+                    });
                 }
             }
         }
-        skills.sort_by(|a, b| a.name.cmp(&b.name));
+        kit.diagnostics.extend(kit_rule::dedup(
+            &mut skills,
+            "skill",
+            Severity::Warning,
+            |s| kit_rule::Origin::new(&s.name),
+        ));
         kit.skills = skills;
         self.write(|store| {
             // A skill that had a tool is knowledge now: a new value says so
