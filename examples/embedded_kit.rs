@@ -38,10 +38,11 @@ async fn main() {
     println!("files:list kits -> {:?}", list.execute(execution).await);
 
     // The Local kit beside it serves knowledge skills, rendered for the model.
+    // Its body is read from the file only now, when it is rendered.
     if let Some(summarize) = snapshot.skill("notes:summarize") {
-        println!(
-            "notes:summarize -> {}",
-            summarize.render("groceries", None).trim()
-        );
+        match summarize.render("groceries", None) {
+            Ok(text) => println!("notes:summarize -> {}", text.trim()),
+            Err(e) => eprintln!("notes:summarize: {e}"),
+        }
     }
 }

@@ -120,6 +120,34 @@ async fn a_tool_result_goes_back_and_the_next_message_sees_the_first() {
     assert_eq!(call.tool_calls[0].name, "files:read");
 }
 
+/// A body that cannot be read at activation (here: not UTF-8, though its
+/// frontmatter listed fine) is an error result the model sees, and the
+/// conversation goes on.
+#[tokio::test]
+async fn a_body_that_cannot_be_read_is_an_error_result_and_the_agent_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("notes");
+    let mut bytes = skill_md("broken", "Broken body.", "").into_bytes();
+    bytes.extend_from_slice(b"\xff not text");
+    write(kit.join("broken/SKILL.md"), bytes);
+    let script = Scripted::new()
+        .tool_call("call_1", "activate_skill", json!({"name": "notes:broken"}))
+        .text("That skill is broken.");
+    let local = Catalog::builder().provider(Local::new(&kit)).build();
+    let mut agent = start_agent(lead(), options(local, &script)).unwrap();
+    let (answer, events) = ask(&mut agent, "Use it").await;
+    assert_eq!(answer.unwrap(), "That skill is broken.");
+    let results = outcomes(&events);
+    assert!(results[0].is_error, "{}", results[0].content);
+    assert!(
+        results[0]
+            .content
+            .contains("cannot read the body of skill file"),
+        "{}",
+        results[0].content
+    );
+}
+
 /// `activate_skill` renders a knowledge skill of a Local kit with its
 /// arguments, its directory and the files beside it; the system prompt
 /// lists the skills and the tool's `name` enum names them. With no
@@ -242,7 +270,7 @@ async fn execute_receives_the_skill_the_input_and_the_context() {
     assert_eq!(seen.len(), 1);
     let execution = &seen[0];
     assert_eq!(execution.skill.name, "ops:deploy");
-    assert_eq!(execution.skill.body, "Deploy $0 carefully.");
+    assert_eq!(execution.skill.body.read().unwrap(), "Deploy $0 carefully.");
     assert_eq!(execution.skill.metadata["danger"], "high");
     assert_eq!(execution.skill.extra["input_schema"], schema);
     assert_eq!(execution.input, json!({"service": "billing"}));

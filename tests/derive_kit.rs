@@ -54,7 +54,9 @@ fn loaded_at_run_time(path: &str, name: &str) -> Kit {
 fn same_skill(embedded: &Skill, local: &Skill) {
     assert_eq!(embedded.name, local.name);
     assert_eq!(embedded.description, local.description);
-    assert_eq!(embedded.body, local.body);
+    // The embedded body is compiled in; Local leaves it in the file until read.
+    assert!(embedded.body.as_text().is_some() && local.body.as_text().is_none());
+    assert_eq!(embedded.body.read().unwrap(), local.body.read().unwrap());
     assert_eq!(embedded.license, local.license);
     assert_eq!(embedded.compatibility, local.compatibility);
     assert_eq!(embedded.allowed_tools, local.allowed_tools);
@@ -110,7 +112,7 @@ fn every_frontmatter_value_is_kept() {
         json!({"argument-hint": "<path>", "user-invocable": false})
     );
     assert_eq!(
-        read.body,
+        read.body.as_text().unwrap(),
         "Read the file at $ARGUMENTS and return its content.\n"
     );
     assert!(
@@ -154,7 +156,11 @@ fn folder_of_skill_folders_with_the_default_name() {
     );
     // CRLF in the file, LF in the body.
     assert_eq!(
-        kit.skill("text_tools:upper").unwrap().body,
+        kit.skill("text_tools:upper")
+            .unwrap()
+            .body
+            .as_text()
+            .unwrap(),
         "Shout $ARGUMENTS.\n"
     );
     assert_eq!(kit.metadata["provider"], "embedded");
@@ -181,12 +187,15 @@ async fn list_kits_shares_the_static_skills() {
     assert_eq!(first.len(), 1);
     for (a, b) in first[0].skills.iter().zip(&second[0].skills) {
         assert!(Arc::ptr_eq(a, b), "skills are shared, not rebuilt");
-        assert!(matches!(a.body, Cow::Borrowed(_)), "body is static text");
+        let text = |s: &Skill| s.body.as_text().expect("body is in memory").as_ptr();
         assert!(matches!(a.name, Cow::Borrowed(_)));
-        assert_eq!(a.body.as_ptr(), b.body.as_ptr());
+        assert_eq!(text(a), text(b));
     }
     let embedded = &TextTools::embedded_kit().skills[0];
-    assert_eq!(first[0].skills[0].body.as_ptr(), embedded.body.as_ptr());
+    assert_eq!(
+        first[0].skills[0].body.as_text().unwrap().as_ptr(),
+        embedded.body.as_text().unwrap().as_ptr()
+    );
 }
 
 #[tokio::test]

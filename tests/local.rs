@@ -328,3 +328,52 @@ async fn hidden_folders_are_searched_vcs_folders_are_not() {
     let names: Vec<&str> = kits[0].skills.iter().map(|s| s.name.as_ref()).collect();
     assert_eq!(names, ["project:x", "project:y"]);
 }
+
+/// Progressive disclosure: a query reads only the frontmatter; the body is
+/// read when asked for, fresh from the file (an edit of the body alone is
+/// seen without a new query), and a file deleted after the query is a clear
+/// error, not a panic.
+#[tokio::test(flavor = "multi_thread")]
+async fn bodies_are_read_when_asked_for_fresh_from_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes/summarize/SKILL.md");
+    write(
+        &path,
+        skill_md("summarize", "Sum up.", "Sum up $ARGUMENTS."),
+    );
+    // Not UTF-8 after the frontmatter: the skill still lists, its body fails.
+    let broken = dir.path().join("notes/broken/SKILL.md");
+    let mut bytes = skill_md("broken", "Broken body.", "").into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe not text");
+    write(&broken, bytes);
+
+    let kit = Local::new(dir.path().join("notes"))
+        .list_kits()
+        .await
+        .unwrap()
+        .remove(0);
+    let names: Vec<&str> = kit.skills.iter().map(|s| s.name.as_ref()).collect();
+    assert_eq!(names, ["notes:broken", "notes:summarize"]);
+    let skill = kit.skill("notes:summarize").unwrap();
+    assert_eq!(skill.body.as_text(), None, "the query left the body unread");
+    assert_eq!(skill.body.file(), Some(path.as_path()));
+    assert_eq!(
+        skill.render("the notes", None).unwrap(),
+        "Sum up the notes."
+    );
+
+    write(
+        &path,
+        skill_md("summarize", "Sum up.", "Summarise $ARGUMENTS."),
+    );
+    assert_eq!(skill.body.read().unwrap(), "Summarise $ARGUMENTS.");
+
+    let err = kit.skill("notes:broken").unwrap().body.read().unwrap_err();
+    assert_eq!(err.path(), broken.as_path());
+    assert!(err.to_string().contains("UTF-8"), "{err}");
+
+    std::fs::remove_file(&path).unwrap();
+    let err = skill.render("x", None).unwrap_err();
+    assert_eq!(err.path(), path.as_path());
+    assert!(err.to_string().contains("query the catalog again"), "{err}");
+}

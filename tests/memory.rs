@@ -13,7 +13,8 @@ async fn changes_are_seen_by_the_very_next_query() {
             .get_skill("greet:hello")
             .await
             .unwrap()
-            .render("Ada", None),
+            .render("Ada", None)
+            .unwrap(),
         "Hello Ada"
     );
     memory.put(Skill::new("greet:hello", "Say hello, again."));

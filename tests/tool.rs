@@ -77,7 +77,7 @@ async fn the_execution_carries_the_whole_skill() {
             ToolOutcome::ok(json!({
                 "name": skill.name,
                 "metadata": skill.metadata,
-                "rendered": skill.render(execution.arguments(), execution.context.session_id.as_deref()),
+                "rendered": skill.render(execution.arguments(), execution.context.session_id.as_deref()).unwrap_or_default(),
                 "session": execution.context.session_id,
             }))
         }

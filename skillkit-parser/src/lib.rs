@@ -91,8 +91,15 @@ pub(crate) struct Parts {
 }
 
 /// Reads an opened file of (expected) length `len`, cutting it after its
-/// frontmatter while reading, so the body lands in its own buffer without a copy.
-pub(crate) fn read_parts(file: std::fs::File, len: u64, path: &Path) -> Result<Parts, Diagnostic> {
+/// frontmatter while reading, so the body lands in its own buffer without a
+/// copy; with `body: false`, reading stops at the end of the frontmatter (the
+/// body is left unread, [`Parts::body`] holds only its first line number).
+pub(crate) fn read_parts(
+    file: std::fs::File,
+    len: u64,
+    path: &Path,
+    body: bool,
+) -> Result<Parts, Diagnostic> {
     if len > MAX_FILE_BYTES {
         return Err(too_large(path));
     }
@@ -108,6 +115,13 @@ pub(crate) fn read_parts(file: std::fs::File, len: u64, path: &Path) -> Result<P
             .map_err(fail)?;
         let at_end = ((head.len() - before) as u64) < chunk;
         match frontmatter::bounds(&head) {
+            Ok(Some(found)) if !body => {
+                head.truncate(found.body_start);
+                return Ok(Parts {
+                    head,
+                    body: Some((Vec::new(), found.body_line)),
+                });
+            }
             Ok(Some(found)) => {
                 let rest = len.saturating_sub(found.body_start as u64);
                 let mut body = Vec::with_capacity(usize::try_from(rest).unwrap_or(0));

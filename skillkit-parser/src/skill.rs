@@ -136,7 +136,38 @@ impl SkillDocument {
     /// assert_eq!(doc.body, "Body\n");
     /// ```
     pub fn read_open(file: std::fs::File, len: u64, path: &Path) -> Result<Self, Diagnostic> {
-        let parts = crate::read_parts(file, len, path)?;
+        Self::read_open_parts(file, len, path, true)
+    }
+
+    /// Reads and parses only the frontmatter of an opened `SKILL.md` of length
+    /// `len` at `path`: reading stops at the closing `---` line, so the body is
+    /// never read (progressive disclosure: a catalog needs names and
+    /// descriptions; [`read_body`] reads the body when the skill is activated).
+    /// The document's `body` is empty; `body_line` says where it starts.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("SKILL.md");
+    /// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nA long body\n").unwrap();
+    /// let file = std::fs::File::open(&path).unwrap();
+    /// let doc = skillkit_parser::SkillDocument::read_frontmatter(file, 41, &path).unwrap();
+    /// assert_eq!((doc.name.as_str(), doc.body.as_str(), doc.body_line), ("a", "", 5));
+    /// ```
+    pub fn read_frontmatter(
+        file: std::fs::File,
+        len: u64,
+        path: &Path,
+    ) -> Result<Self, Diagnostic> {
+        Self::read_open_parts(file, len, path, false)
+    }
+
+    fn read_open_parts(
+        file: std::fs::File,
+        len: u64,
+        path: &Path,
+        with_body: bool,
+    ) -> Result<Self, Diagnostic> {
+        let parts = crate::read_parts(file, len, path, with_body)?;
         let parsed = frontmatter::decode(&parts.head).and_then(|head| {
             let body = match parts.body {
                 Some((body, body_line)) => Some(String::from_utf8(body).map_err(|e| {
@@ -174,6 +205,27 @@ impl SkillDocument {
         let bytes = crate::read_file(path)?;
         Self::parse_file(path, &bytes)
     }
+}
+
+/// Reads the body of the `SKILL.md` at `path` (everything after its
+/// frontmatter, CRLF turned into LF), as [`SkillDocument::read`] would give it,
+/// without parsing the frontmatter's YAML. A file that no longer exists, is
+/// not UTF-8 or lost its frontmatter is a diagnostic naming it.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("SKILL.md");
+/// std::fs::write(&path, "---\nname: a\ndescription: d\n---\r\nBody\r\n").unwrap();
+/// assert_eq!(skillkit_parser::skill::read_body(&path).unwrap(), "Body\n");
+/// assert!(skillkit_parser::skill::read_body("/no/such/SKILL.md".as_ref()).is_err());
+/// ```
+pub fn read_body(path: &Path) -> Result<String, Diagnostic> {
+    let bytes = crate::read_file(path)?;
+    let body = frontmatter::decode(&bytes)
+        .and_then(frontmatter::split)
+        .map(|split| to_lf(split.body.to_owned()))
+        .map_err(|d| d.with_path(path))?;
+    Ok(body)
 }
 
 /// The name of the directory holding `path`.

@@ -9,26 +9,14 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
+#[path = "support/floor.rs"]
+mod floor;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use skillkit::{Catalog, Local};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus")
-}
-
-/// The floor: every file of the tree, read (or only stat-ed).
-fn walk(dir: &Path, read: bool, total: &mut u64) {
-    for entry in std::fs::read_dir(dir).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let path = entry.path();
-        if entry.file_type().expect("file type").is_dir() {
-            walk(&path, read, total);
-        } else if read {
-            *total += std::fs::read(&path).expect("read").len() as u64;
-        } else {
-            *total += std::fs::metadata(&path).expect("stat").len();
-        }
-    }
 }
 
 fn bench(c: &mut Criterion) {
@@ -46,11 +34,7 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("corpus_431");
     group.bench_function("floor_walk_read_every_file", |b| {
-        b.iter(|| {
-            let mut total = 0;
-            walk(&corpus, true, &mut total);
-            black_box(total)
-        })
+        b.iter(|| black_box(floor::walk(&corpus, true)))
     });
     group.bench_function("cold_catalog_query", |b| {
         b.iter(|| {
@@ -59,11 +43,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("floor_walk_stat_every_file", |b| {
-        b.iter(|| {
-            let mut total = 0;
-            walk(&corpus, false, &mut total);
-            black_box(total)
-        })
+        b.iter(|| black_box(floor::walk(&corpus, false)))
     });
     let catalog = Catalog::builder().provider(Local::each(&corpus)).build();
     group.bench_function("warm_catalog_query", |b| {

@@ -37,7 +37,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// memory.put(Skill::new("greet:hello", "Say hello.").with_body("Hello, $ARGUMENTS!"));
 /// // Seen by the very next query.
 /// let skill = catalog.get_skill("greet:hello").await.unwrap();
-/// assert_eq!(skill.render("Ada", None), "Hello, Ada!");
+/// assert_eq!(skill.render("Ada", None).unwrap(), "Hello, Ada!");
 /// # });
 /// ```
 #[derive(Clone)]

@@ -343,7 +343,7 @@ pub mod __private {
             Skill {
                 name: Cow::Borrowed(self.name),
                 description: Cow::Borrowed(self.description),
-                body: Cow::Borrowed(self.body),
+                body: crate::skill::Body::from_static(self.body),
                 license: text(self.license),
                 compatibility: text(self.compatibility),
                 allowed_tools: texts(self.allowed_tools),

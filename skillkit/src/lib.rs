@@ -25,7 +25,8 @@
 //! let names: Vec<String> = catalog.list_skills().await.into_iter().map(|s| s.name).collect();
 //! assert_eq!(names, ["files:read", "greet:hello"]);
 //! let read = catalog.get_skill("files:read").await.unwrap();
-//! assert_eq!(read.render("notes.txt", None), "Read notes.txt.\n");
+//! // The body is read from the file only now (progressive disclosure).
+//! assert_eq!(read.render("notes.txt", None).unwrap(), "Read notes.txt.\n");
 //! # });
 //! ```
 #![warn(missing_docs)]
@@ -48,7 +49,7 @@ pub use kit::Kit;
 pub use llm::ToolDefinition;
 pub use provider::{KitProvider, ProviderError};
 pub use providers::{GitHub, Local, Memory};
-pub use skill::{Arguments, Metadata, Skill};
+pub use skill::{Arguments, Body, BodyError, Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;
 pub use tool::{Tool, ToolContext, ToolExecution, ToolOutcome};

@@ -2,6 +2,7 @@
 //! that executes a skill is bound to it by its provider
 //! ([`KitProvider::tool`](crate::KitProvider::tool)).
 
+mod body;
 mod render;
 
 use std::borrow::Cow;
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
+pub use body::{Body, BodyError};
 pub use render::Arguments;
 
 /// A map of frontmatter values (`metadata`, `extra`, kit metadata).
@@ -34,7 +36,8 @@ pub type Metadata = serde_json::Map<String, serde_json::Value>;
 /// let skill = Skill::new("files:read", "Read a file.").with_body("Read the file at $ARGUMENTS.");
 /// assert_eq!(skill.kit(), Some("files"));
 /// assert_eq!(skill.bare_name(), "read");
-/// assert_eq!(skill.render("notes.txt", None), "Read the file at notes.txt.");
+/// assert_eq!(skill.render("notes.txt", None)?, "Read the file at notes.txt.");
+/// # Ok::<(), skillkit::BodyError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Skill {
@@ -42,8 +45,9 @@ pub struct Skill {
     pub name: Cow<'static, str>,
     /// What the skill does and when to use it.
     pub description: Cow<'static, str>,
-    /// The markdown prompt, with template tokens (see [`Skill::render`]).
-    pub body: Cow<'static, str>,
+    /// The markdown prompt, with template tokens (see [`Skill::render`]): in
+    /// memory, or left in its file until it is read (see [`Body`]).
+    pub body: Body,
     /// `license` (Agent Skills standard).
     pub license: Option<Cow<'static, str>>,
     /// `compatibility` (Agent Skills standard).
@@ -84,9 +88,9 @@ impl Skill {
     ///
     /// ```
     /// let skill = skillkit::Skill::new("a:b", "d").with_body("Hello");
-    /// assert_eq!(skill.body, "Hello");
+    /// assert_eq!(skill.body.as_text(), Some("Hello"));
     /// ```
-    pub fn with_body(mut self, body: impl Into<Cow<'static, str>>) -> Self {
+    pub fn with_body(mut self, body: impl Into<Body>) -> Self {
         self.body = body.into();
         self
     }
@@ -123,6 +127,8 @@ impl Skill {
 
     /// Builds the skill of kit `kit` from a parsed `SKILL.md`, applying the
     /// naming rule (`<kit>:<skill>`; a prefix naming another kit is refused).
+    /// The body is the document's; a provider that read only the frontmatter
+    /// ([`SkillDocument::read_frontmatter`]) sets [`Body::from_file`] instead.
     ///
     /// ```
     /// use skillkit_parser::SkillDocument;
@@ -169,13 +175,23 @@ impl Skill {
     /// has no argument token and arguments were given, they are appended as
     /// `ARGUMENTS: …`. Nothing in the body is ever executed.
     ///
+    /// A body that lives in its file is read now ([`Body::read`]); that is
+    /// the only way this call fails.
+    ///
     /// ```
     /// let skill = skillkit::Skill::new("a:b", "d").with_body("Copy $0 to $1; it costs $5.");
-    /// assert_eq!(skill.render("'my file' backup", None), "Copy my file to backup; it costs $5.");
+    /// assert_eq!(skill.render("'my file' backup", None)?, "Copy my file to backup; it costs $5.");
     /// let plain = skillkit::Skill::new("a:c", "d").with_body("Summarise.");
-    /// assert_eq!(plain.render("the report", None), "Summarise.\n\nARGUMENTS: the report");
+    /// assert_eq!(plain.render("the report", None)?, "Summarise.\n\nARGUMENTS: the report");
+    /// # Ok::<(), skillkit::BodyError>(())
     /// ```
-    pub fn render(&self, arguments: &str, session_id: Option<&str>) -> String {
-        render::render(self, &Arguments::parse(arguments), session_id)
+    pub fn render(&self, arguments: &str, session_id: Option<&str>) -> Result<String, BodyError> {
+        let body = self.body.read()?;
+        Ok(render::render(
+            &body,
+            self.dir(),
+            &Arguments::parse(arguments),
+            session_id,
+        ))
     }
 }

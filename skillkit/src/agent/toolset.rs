@@ -14,7 +14,7 @@ use crate::agent::AgentDefinition;
 use crate::agent::names::WireNames;
 use crate::catalog::Snapshot;
 use crate::llm::ToolDefinition;
-use crate::skill::{Metadata, Skill};
+use crate::skill::{BodyError, Metadata, Skill};
 use crate::tool::Tool;
 
 /// The name of the tool that activates knowledge skills.
@@ -201,17 +201,23 @@ impl ToolSet {
                 known.join(", ")
             )
         })?;
-        Ok(skill_content(skill, &arguments, session_id))
+        skill_content(skill, &arguments, session_id).map_err(|e| e.to_string())
     }
 }
 
 /// The rendered body of `skill` as `activate_skill` returns it: inside
 /// `<skill_content name="…">`, with the skill's directory and the names of
-/// the files beside its `SKILL.md` (read later, if at all).
-pub(crate) fn skill_content(skill: &Skill, arguments: &str, session_id: &str) -> String {
+/// the files beside its `SKILL.md` (read later, if at all). The body is read
+/// now when it lives in its file.
+pub(crate) fn skill_content(
+    skill: &Skill,
+    arguments: &str,
+    session_id: &str,
+) -> Result<String, BodyError> {
     let session = (!session_id.is_empty()).then_some(session_id);
+    let body = skill.render(arguments, session)?;
     let mut out = format!("<skill_content name=\"{}\">\n", skill.name);
-    out.push_str(skill.render(arguments, session).trim_end());
+    out.push_str(body.trim_end());
     out.push('\n');
     if let Some(dir) = skill.dir() {
         let _ = write!(out, "\nSkill directory: {}\n", dir.display());
@@ -228,7 +234,7 @@ pub(crate) fn skill_content(skill: &Skill, arguments: &str, session_id: &str) ->
         }
     }
     out.push_str("</skill_content>");
-    out
+    Ok(out)
 }
 
 /// The files under `dir` other than `SKILL.md`, relative, sorted; hidden

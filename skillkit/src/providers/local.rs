@@ -9,6 +9,11 @@
 //! are listed again only when their own stamp changed (adding, removing or
 //! renaming an entry changes it), with the same racy rule; see
 //! [`Scanner`](skillkit_parser::layout::Scanner).
+//!
+//! Progressive disclosure: a query reads each `SKILL.md` only up to the end of
+//! its frontmatter (a catalog needs names and descriptions). A skill's
+//! [`Body`] stays in its file and is read when the skill is activated or shown
+//! ([`Body::read`], [`Skill::render`]), fresh from the file every time.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,7 +29,7 @@ use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, KitLayout, SkillDoc
 use crate::agent::AgentDefinition;
 use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
-use crate::skill::{Metadata, Skill};
+use crate::skill::{Body, Metadata, Skill};
 
 /// The kit name of the standard locations [`Local::discover`] finds.
 pub const DISCOVERED_KIT: &str = "skills";
@@ -546,9 +551,12 @@ fn parse(
         .file_name()
         .is_some_and(|n| n == skillkit_parser::SKILL_FILE)
     {
-        let doc = SkillDocument::read_open(file, len, path)?;
+        // Progressive disclosure: only the frontmatter is read; the body
+        // stays in the file until the skill is activated or shown.
+        let doc = SkillDocument::read_frontmatter(file, len, path)?;
         let (warnings, line) = (doc.warnings.clone(), doc.name_line);
-        let skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
+        let mut skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
+        skill.body = Body::from_file(path);
         return Ok((Loaded::Skill(Arc::new(skill)), line, warnings));
     }
     let bytes = skillkit_parser::read_open_file(file, len, path)?;

@@ -1,7 +1,5 @@
 //! Template tokens in a skill body, substituted when the skill is activated.
 
-use super::Skill;
-
 /// Skill arguments: the text as given, and its words split like a shell does
 /// (single and double quotes group words; an unclosed quote runs to the end).
 ///
@@ -134,9 +132,13 @@ fn token(rest: &str) -> Option<(Token, usize)> {
     None
 }
 
-pub(super) fn render(skill: &Skill, arguments: &Arguments, session_id: Option<&str>) -> String {
-    let body = skill.body.as_ref();
-    let dir = skill.dir().map(|d| d.display().to_string());
+pub(super) fn render(
+    body: &str,
+    dir: Option<&std::path::Path>,
+    arguments: &Arguments,
+    session_id: Option<&str>,
+) -> String {
+    let dir = dir.map(|d| d.display().to_string());
     let mut out = String::with_capacity(body.len() + arguments.raw().len());
     let mut used_arguments = false;
     let mut rest = body;
@@ -188,6 +190,7 @@ mod tests {
         Skill::new("k:s", "d")
             .with_body(body)
             .render(args, Some("sess-1"))
+            .unwrap()
     }
 
     #[test]
@@ -215,9 +218,9 @@ mod tests {
     fn session_and_dir() {
         assert_eq!(render("${SESSION_ID} $SESSION_ID", ""), "sess-1 sess-1");
         let mut skill = Skill::new("k:s", "d").with_body("$SKILL_DIR/${SKILL_DIR}/x");
-        assert_eq!(skill.render("", None), "$SKILL_DIR/${SKILL_DIR}/x");
+        assert_eq!(skill.render("", None).unwrap(), "$SKILL_DIR/${SKILL_DIR}/x");
         skill.location = Some("/k/s/SKILL.md".into());
-        assert_eq!(skill.render("", None), "/k/s//k/s/x");
+        assert_eq!(skill.render("", None).unwrap(), "/k/s//k/s/x");
     }
 
     #[test]

@@ -1,0 +1,209 @@
+//! Catalog queries at scale, on catalogs of 100 / 1,000 / 10,000 / 100,000
+//! skills generated from the corpus by `bench/gen-catalog.py` (called here;
+//! nothing generated is committed), each beside its floor in one run:
+//!
+//! * `scale/<n>`: cold query (a new `Catalog` + `Local::each`, nothing cached
+//!   in the process) vs. "walk + read every file"; warm query (nothing
+//!   changed) vs. "walk + stat every file";
+//! * `first_query/<n>`: a fresh process that makes one query and exits (the
+//!   CLI's case) vs. a fresh process that walks and reads every file;
+//! * resident memory: printed before the benches, per skill, beside the mean
+//!   frontmatter and file sizes (and written to `target/criterion/scale-rss.json`).
+//!
+//! Run: `cargo bench -p skillkit --bench scale`; `SKILLKIT_BENCH_SIZES=1000,10000`
+//! picks the sizes.
+
+#[path = "support/floor.rs"]
+mod floor;
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, criterion_group};
+use skillkit::{Catalog, Local};
+
+/// Set in a child process of this bench: what it does, then exits.
+const CHILD: &str = "SKILLKIT_SCALE_CHILD";
+
+fn sizes() -> Vec<usize> {
+    std::env::var("SKILLKIT_BENCH_SIZES")
+        .unwrap_or_else(|_| "100,1000,10000,100000".into())
+        .split(',')
+        .map(|n| n.trim().parse().expect("SKILLKIT_BENCH_SIZES: numbers"))
+        .collect()
+}
+
+/// The generated catalog of `n` skills (made now when missing).
+fn catalog_dir(n: usize) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new("python3")
+        .arg(root.join("bench/gen-catalog.py"))
+        .arg(n.to_string())
+        .arg(root.join(format!("target/bench-catalogs/{n}")))
+        .output()
+        .expect("run bench/gen-catalog.py");
+    assert!(out.status.success(), "gen-catalog.py failed");
+    PathBuf::from(String::from_utf8(out.stdout).expect("path").trim())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn query(runtime: &tokio::runtime::Runtime, dir: &Path) -> usize {
+    let catalog = Catalog::builder().provider(Local::each(dir)).build();
+    runtime.block_on(catalog.snapshot()).skills().count()
+}
+
+/// Resident set size of this process, in bytes.
+fn rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// The child's work: `floor`, `query`, or `rss` (query and keep the
+/// catalog, printing `skills rss_before rss_after`).
+fn child(mode: &str, dir: &Path) {
+    match mode {
+        "floor" => println!("{}", floor::walk(dir, true)),
+        "query" => println!("{}", query(&runtime(), dir)),
+        "rss" => {
+            let runtime = runtime();
+            let before = rss();
+            let catalog = Catalog::builder().provider(Local::each(dir)).build();
+            let snapshot = runtime.block_on(catalog.snapshot());
+            let skills = snapshot.skills().count();
+            println!("{skills} {before} {}", rss());
+            drop((snapshot, catalog));
+        }
+        other => panic!("unknown {CHILD} mode {other}"),
+    }
+}
+
+fn run_child(mode: &str, dir: &Path) -> String {
+    let out = Command::new(std::env::current_exe().expect("bench binary"))
+        .env(CHILD, mode)
+        .env("SKILLKIT_SCALE_DIR", dir)
+        .output()
+        .expect("start the child");
+    assert!(out.status.success(), "child {mode} failed");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Mean frontmatter and file sizes of the SKILL.md files under `dir`.
+fn mean_sizes(dir: &Path) -> (u64, u64) {
+    fn each(dir: &Path, f: &mut impl FnMut(&[u8])) {
+        for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                each(&path, f);
+            } else if path.file_name().is_some_and(|n| n == "SKILL.md") {
+                f(&std::fs::read(&path).expect("read"));
+            }
+        }
+    }
+    let (mut head, mut file, mut count) = (0u64, 0u64, 0u64);
+    each(dir, &mut |bytes| {
+        let bounds = skillkit::parser::frontmatter::bounds(bytes).ok().flatten();
+        head += bounds.map_or(bytes.len(), |b| b.body_start) as u64;
+        file += bytes.len() as u64;
+        count += 1;
+    });
+    (head / count.max(1), file / count.max(1))
+}
+
+/// Measures and prints the resident size per skill for each size ≥ 10,000.
+fn report_rss(sizes: &[usize]) {
+    let mut rows = Vec::new();
+    for &n in sizes.iter().filter(|&&n| n >= 10_000) {
+        let dir = catalog_dir(n);
+        let line = run_child("rss", &dir);
+        let fields: Vec<u64> = line
+            .split_whitespace()
+            .map(|v| v.parse().expect("number"))
+            .collect();
+        let [skills, before, after] = fields[..] else {
+            panic!("rss child printed {line}")
+        };
+        let per_skill = after.saturating_sub(before) / skills.max(1);
+        let (head, file) = mean_sizes(&dir);
+        println!(
+            "rss/{n}: {skills} skills, +{} MiB resident, {per_skill} B per skill \
+             (mean frontmatter {head} B, mean file {file} B)",
+            (after - before) >> 20
+        );
+        rows.push(format!(
+            "{{\"skills\":{skills},\"rss_bytes\":{},\"per_skill\":{per_skill},\"frontmatter\":{head},\"file\":{file}}}",
+            after - before
+        ));
+    }
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
+    if std::fs::create_dir_all(&target).is_ok() {
+        let _ = std::fs::write(
+            target.join("scale-rss.json"),
+            format!("[{}]\n", rows.join(",")),
+        );
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let sizes = sizes();
+    report_rss(&sizes);
+    let runtime = runtime();
+    for &n in &sizes {
+        let dir = catalog_dir(n);
+        assert_eq!(query(&runtime, &dir), n, "every generated skill loads");
+        let mut group = c.benchmark_group(format!("scale/{n}"));
+        if n >= 10_000 {
+            group.sample_size(10);
+            group.measurement_time(Duration::from_secs(if n >= 100_000 { 30 } else { 8 }));
+        }
+        group.bench_function("floor_walk_read_every_file", |b| {
+            b.iter(|| black_box(floor::walk(&dir, true)))
+        });
+        group.bench_function("cold_query", |b| b.iter(|| query(&runtime, &dir)));
+        group.bench_function("floor_walk_stat_every_file", |b| {
+            b.iter(|| black_box(floor::walk(&dir, false)))
+        });
+        let catalog = Catalog::builder().provider(Local::each(&dir)).build();
+        runtime.block_on(catalog.snapshot());
+        group.bench_function("warm_query", |b| {
+            b.iter(|| black_box(runtime.block_on(catalog.snapshot())))
+        });
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("first_query/{n}"));
+        group.sample_size(10);
+        if n >= 100_000 {
+            group.measurement_time(Duration::from_secs(30));
+        }
+        for mode in ["floor", "query"] {
+            group.bench_with_input(BenchmarkId::new("fresh_process", mode), mode, |b, mode| {
+                b.iter(|| run_child(mode, &dir))
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    if let Ok(mode) = std::env::var(CHILD) {
+        let dir = std::env::var_os("SKILLKIT_SCALE_DIR").expect("SKILLKIT_SCALE_DIR");
+        child(&mode, Path::new(&dir));
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

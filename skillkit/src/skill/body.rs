@@ -1,0 +1,188 @@
+//! [`Body`]: a skill's markdown prompt, held in memory or left in its file
+//! until it is needed (progressive disclosure).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use skillkit_parser::Diagnostic;
+
+/// A skill's markdown prompt.
+///
+/// A body is either text in memory (skills put in [`Memory`](crate::Memory),
+/// compiled in by `#[derive(Kit)]`, built by hand) or a reference to the
+/// `SKILL.md` it lives in. A catalog query needs only names and descriptions,
+/// so the file providers ([`Local`](crate::Local) and the GitHub provider)
+/// read a file only up to the end of its frontmatter and leave the body in
+/// the file: [`Body::read`] reads it when the skill is activated or shown.
+///
+/// Which calls read the disk: [`Body::read`] (and so [`Skill::render`](crate::Skill::render))
+/// on a body from a file, every time, so an edited body is never served
+/// stale. Nothing else does; [`Body::as_text`] answers from memory only.
+///
+/// ```
+/// use skillkit::Body;
+///
+/// let body = Body::from("Read $ARGUMENTS.");
+/// assert_eq!(body.read()?, "Read $ARGUMENTS.");
+/// assert_eq!(body.as_text(), Some("Read $ARGUMENTS."));
+/// # Ok::<(), skillkit::BodyError>(())
+/// ```
+#[derive(Clone, Default)]
+pub struct Body(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Text(Cow<'static, str>),
+    File(Arc<Path>),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Text(Cow::Borrowed(""))
+    }
+}
+
+impl Body {
+    /// A body of static text, without a copy (what `#[derive(Kit)]` embeds).
+    ///
+    /// ```
+    /// static BODY: skillkit::Body = skillkit::Body::from_static("Hello");
+    /// assert_eq!(BODY.as_text(), Some("Hello"));
+    /// ```
+    pub const fn from_static(text: &'static str) -> Body {
+        Body(Repr::Text(Cow::Borrowed(text)))
+    }
+
+    /// The body of the `SKILL.md` at `path`, read when asked for: everything
+    /// after the frontmatter, CRLF turned into LF.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("SKILL.md");
+    /// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nRead it.\n").unwrap();
+    /// let body = skillkit::Body::from_file(&path);
+    /// assert_eq!(body.as_text(), None); // nothing read yet
+    /// assert_eq!(body.read()?, "Read it.\n");
+    /// # Ok::<(), skillkit::BodyError>(())
+    /// ```
+    pub fn from_file(path: impl AsRef<Path>) -> Body {
+        Body(Repr::File(Arc::from(path.as_ref())))
+    }
+
+    /// The text, reading it from its file when the body lives in one. A file
+    /// moved, deleted or broken since the catalog listed the skill is an
+    /// error saying so.
+    ///
+    /// ```
+    /// let body = skillkit::Body::from_file("/no/such/SKILL.md");
+    /// let err = body.read().unwrap_err();
+    /// assert!(err.to_string().contains("query the catalog again"), "{err}");
+    /// ```
+    pub fn read(&self) -> Result<Cow<'_, str>, BodyError> {
+        match &self.0 {
+            Repr::Text(text) => Ok(Cow::Borrowed(text)),
+            Repr::File(path) => skillkit_parser::skill::read_body(path)
+                .map(Cow::Owned)
+                .map_err(|diagnostic| BodyError {
+                    path: path.to_path_buf(),
+                    diagnostic,
+                }),
+        }
+    }
+
+    /// The text when it is in memory; `None` for a body still in its file
+    /// (this call never reads the disk).
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Body::from("x").as_text(), Some("x"));
+    /// assert_eq!(skillkit::Body::from_file("SKILL.md").as_text(), None);
+    /// ```
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.0 {
+            Repr::Text(text) => Some(text),
+            Repr::File(_) => None,
+        }
+    }
+
+    /// The file the body is read from, when it lives in one.
+    ///
+    /// ```
+    /// let body = skillkit::Body::from_file("kit/a/SKILL.md");
+    /// assert_eq!(body.file(), Some(std::path::Path::new("kit/a/SKILL.md")));
+    /// ```
+    pub fn file(&self) -> Option<&Path> {
+        match &self.0 {
+            Repr::Text(_) => None,
+            Repr::File(path) => Some(path),
+        }
+    }
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Repr::Text(text) => fmt::Debug::fmt(text, f),
+            Repr::File(path) => f.debug_tuple("File").field(path).finish(),
+        }
+    }
+}
+
+impl From<&'static str> for Body {
+    fn from(text: &'static str) -> Body {
+        Body::from_static(text)
+    }
+}
+
+impl From<String> for Body {
+    fn from(text: String) -> Body {
+        Body(Repr::Text(Cow::Owned(text)))
+    }
+}
+
+impl From<Cow<'static, str>> for Body {
+    fn from(text: Cow<'static, str>) -> Body {
+        Body(Repr::Text(text))
+    }
+}
+
+/// A skill body that could not be read from its file: the file was moved,
+/// deleted or broken after the catalog listed the skill.
+///
+/// ```
+/// let err = skillkit::Body::from_file("/gone/SKILL.md").read().unwrap_err();
+/// assert_eq!(err.path(), std::path::Path::new("/gone/SKILL.md"));
+/// ```
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "cannot read the body of skill file `{}`: {}; it changed after the catalog listed it, query the catalog again",
+    path.display(),
+    diagnostic.message
+)]
+pub struct BodyError {
+    path: PathBuf,
+    diagnostic: Diagnostic,
+}
+
+impl BodyError {
+    /// The `SKILL.md` that could not be read.
+    ///
+    /// ```
+    /// let err = skillkit::Body::from_file("/gone/SKILL.md").read().unwrap_err();
+    /// assert!(err.path().ends_with("SKILL.md"));
+    /// ```
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What went wrong, with the line when the file no longer parses.
+    ///
+    /// ```
+    /// let err = skillkit::Body::from_file("/gone/SKILL.md").read().unwrap_err();
+    /// assert!(err.diagnostic().message.contains("cannot read"));
+    /// ```
+    pub fn diagnostic(&self) -> &Diagnostic {
+        &self.diagnostic
+    }
+}
