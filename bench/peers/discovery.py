@@ -9,7 +9,11 @@ Each tool discovers the skills of tests/fixtures/corpus cold, timed in-process
 
 Run from the repository root:
   bench/peers/setup.sh            # once: a venv with the peers
-  bench/peers/.venv/bin/python bench/peers/discovery.py
+  bench/peers/.venv/bin/python bench/peers/discovery.py [RUNS] [--dir DIR] [--json]
+
+--dir DIR measures a directory of kits instead (a catalog made by
+bench/gen-catalog.py: DIR/<kit>/<skill>/SKILL.md); --json prints one JSON
+object for bench/report.py.
 """
 
 import json
@@ -21,7 +25,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+ARGS = sys.argv[1:]
+JSON = "--json" in ARGS
+DIR = Path(ARGS[ARGS.index("--dir") + 1]).resolve() if "--dir" in ARGS else None
+POSITIONAL = [a for i, a in enumerate(ARGS) if not a.startswith("--") and (i == 0 or ARGS[i - 1] != "--dir")]
+RUNS = int(POSITIONAL[0]) if POSITIONAL else 20
+SOURCE = DIR or CORPUS
 
 
 def median_ms(fn, runs=RUNS):
@@ -36,7 +45,10 @@ def median_ms(fn, runs=RUNS):
 def skills_ref():
     from skills_ref import read_properties
 
-    dirs = [CORPUS / d for d in json.loads((CORPUS / "skills-ref-verdicts.json").read_text())]
+    if DIR is None:
+        dirs = [CORPUS / d for d in json.loads((CORPUS / "skills-ref-verdicts.json").read_text())]
+    else:
+        dirs = sorted(p.parent for p in DIR.glob("*/*/SKILL.md"))
 
     def run():
         found = 0
@@ -57,7 +69,10 @@ def python_skillkit():
     from skillkit import SkillManager
 
     logging.disable(logging.CRITICAL)
-    kits = [CORPUS / "github__awesome-copilot" / "skills", CORPUS / "obra__superpowers" / "skills"]
+    if DIR is None:
+        kits = [CORPUS / "github__awesome-copilot" / "skills", CORPUS / "obra__superpowers" / "skills"]
+    else:
+        kits = sorted(p for p in DIR.iterdir() if p.is_dir())
 
     def run():
         manager = SkillManager(
@@ -78,7 +93,7 @@ def rust_skillkit():
         check=True,
     )
     out = subprocess.run(
-        [str(ROOT / "target" / "release" / "examples" / "corpus_discovery"), str(CORPUS), str(max(RUNS, 50))],
+        [str(ROOT / "target" / "release" / "examples" / "corpus_discovery"), str(SOURCE), str(max(RUNS, 50) if DIR is None else max(RUNS, 5))],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -97,6 +112,11 @@ def main():
         ("skills-ref 0.1.1 read_properties loop", ref_ms, ref_found, ref_ms / ours_ms),
         ("Python skillkit SkillManager.discover()", py_ms, py_found, py_ms / ours_ms),
     ]
+    if JSON:
+        print(json.dumps({"source": str(SOURCE.relative_to(ROOT)) if SOURCE.is_relative_to(ROOT) else str(SOURCE),
+                          "rows": [{"tool": n, "median_ms": round(ms, 3), "skills": f, "ratio": round(r, 2)}
+                                   for n, ms, f, r in rows]}))
+        return
     print(f"{'tool':<42} {'median ms':>10} {'skills':>7} {'x slower than SkillKit':>24}")
     for name, ms, found, ratio in rows:
         print(f"{name:<42} {ms:>10.2f} {found:>7} {ratio:>24.1f}")
