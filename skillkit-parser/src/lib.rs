@@ -94,18 +94,22 @@ pub(crate) struct Parts {
 /// frontmatter while reading, so the body lands in its own buffer without a
 /// copy; with `body: false`, reading stops at the end of the frontmatter (the
 /// body is left unread, [`Parts::body`] holds only its first line number).
+/// The head is read into `head` (cleared first), so a caller can hand the
+/// same buffer to every file it reads.
 pub(crate) fn read_parts(
     file: std::fs::File,
     len: u64,
     path: &Path,
     body: bool,
+    mut head: Vec<u8>,
 ) -> Result<Parts, Diagnostic> {
     if len > MAX_FILE_BYTES {
         return Err(too_large(path));
     }
     let fail = |e: std::io::Error| cannot_read(path, &e);
     let mut reader = file.take(MAX_FILE_BYTES + 1);
-    let mut head = Vec::with_capacity(usize::try_from(len.min(4096)).unwrap_or(4096));
+    head.clear();
+    head.reserve(usize::try_from(len.min(4096)).unwrap_or(4096));
     let mut chunk = 4096u64;
     loop {
         let before = head.len();
