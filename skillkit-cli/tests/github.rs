@@ -229,3 +229,47 @@ fn two_processes_importing_at_once_share_one_entry() {
     let out = fixture.run(&["list", "--github"]);
     assert_eq!(stdout(&out).lines().count(), 1, "{out:?}");
 }
+
+/// While an import is stuck halfway through its download (half the archive
+/// unpacked in the cache's staging folder), other processes see nothing of
+/// it: no source, no kit, no skill. The importer then dies (SIGKILL, as in a
+/// crash) and the next import completes normally.
+#[test]
+fn a_reader_never_sees_a_half_written_tree() {
+    let fixture = Fixture::new();
+    fixture.server.fail(Endpoint::Tarball, Fault::StallMidBody);
+    let mut importer = fixture
+        .command(&["import", "obra/superpowers"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait (bounded) until the importer has written into its staging folder.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let staged = || {
+        entries(&fixture.cache("tmp"))
+            .iter()
+            .any(|e| e.starts_with("import-") && !entries(&fixture.cache("tmp").join(e)).is_empty())
+    };
+    while !staged() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the import never started unpacking"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = fixture.run(&["list", "--github"]);
+    assert!(stdout(&out).starts_with("nothing imported"), "{out:?}");
+    let out = fixture.run(&["show", "brainstorming"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = fixture.run(&["list"]);
+    assert!(!stdout(&out).contains("obra/superpowers"), "{out:?}");
+
+    importer.kill().unwrap();
+    importer.wait().unwrap();
+    fixture.server.heal();
+    let out = fixture.run(&["import", "obra/superpowers"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = fixture.run(&["show", "brainstorming"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
