@@ -156,8 +156,16 @@ fn with_progress(global: &Global) -> Result<(GitHub, ProgressBar), Failure> {
                 shown.reset();
             }
             shown.set_message(format!("downloading and unpacking {}", progress.source));
-            if let Some(total) = progress.total {
+            if let Some(total) = progress.total
+                && shown.length() != Some(total)
+            {
+                // The size is known: a bar instead of a spinner.
                 shown.set_length(total);
+                if let Ok(bar) = ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+                ) {
+                    shown.set_style(bar.progress_chars("=> "));
+                }
             }
             shown.set_position(progress.received);
         })
