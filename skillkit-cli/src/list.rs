@@ -1,59 +1,25 @@
 //! `skillkit list` and `skillkit to-prompt`.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use serde_json::json;
-use skillkit::{Catalog, Local, Snapshot};
+use skillkit::Snapshot;
 
-use crate::EXIT_IO;
-use crate::output::out;
+use crate::Global;
+use crate::failure::Failure;
+use crate::output::{err, out};
+use crate::sources;
 
-/// Loads every PATH as a Local kit (or directory of kits) into one snapshot.
-/// Paths are made absolute so skill locations are too.
-fn load(paths: &[PathBuf], each: bool) -> Result<Snapshot, ExitCode> {
-    let mut builder = Catalog::builder();
-    if paths.is_empty() {
-        let here = std::env::current_dir().map_err(|e| {
-            eprintln!("error: cannot read the current folder: {e}");
-            ExitCode::from(EXIT_IO)
-        })?;
-        builder = builder.providers(Local::discover(here));
-    }
-    for path in paths {
-        let dir = match std::fs::canonicalize(path) {
-            Ok(dir) if dir.is_dir() => dir,
-            Ok(_) => {
-                eprintln!("error: {}: not a directory", path.display());
-                return Err(ExitCode::from(EXIT_IO));
-            }
-            Err(e) => {
-                eprintln!("error: {}: cannot read: {e}", path.display());
-                return Err(ExitCode::from(EXIT_IO));
-            }
-        };
-        builder = builder.provider(if each {
-            Local::each(dir)
-        } else {
-            Local::new(dir)
-        });
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            eprintln!("error: cannot start the runtime: {e}");
-            ExitCode::from(EXIT_IO)
-        })?;
-    Ok(runtime.block_on(builder.build().snapshot()))
+/// Loads every PATH as a Local kit (or directory of kits) into one snapshot;
+/// without PATH, the standard locations and the imported kits.
+fn load(global: &Global, paths: &[PathBuf], each: bool) -> Result<Snapshot, Failure> {
+    let builder = sources::catalog(global, paths, each)?;
+    Ok(sources::runtime()?.block_on(builder.build().snapshot()))
 }
 
-pub fn run(paths: &[PathBuf], each: bool, json: bool) -> ExitCode {
-    let snapshot = match load(paths, each) {
-        Ok(snapshot) => snapshot,
-        Err(code) => return code,
-    };
+/// `skillkit list [PATH...]`.
+pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result<(), Failure> {
+    let snapshot = load(global, paths, each)?;
     if json {
         let kits: Vec<_> = snapshot
             .kits()
@@ -107,26 +73,24 @@ pub fn run(paths: &[PathBuf], each: bool, json: bool) -> ExitCode {
             }
         }
     }
-    ExitCode::SUCCESS
+    Ok(())
 }
 
-pub fn to_prompt(paths: &[PathBuf], each: bool) -> ExitCode {
-    match load(paths, each) {
-        Ok(snapshot) => {
-            for diagnostic in snapshot.diagnostics() {
-                eprintln!("{diagnostic}");
-            }
-            out!(
-                "{}",
-                skillkit::prompt::available_skills(snapshot.skills().map(|s| &**s))
-            );
-            ExitCode::SUCCESS
-        }
-        Err(code) => code,
+/// `skillkit to-prompt PATH...`.
+pub fn to_prompt(paths: &[PathBuf], each: bool) -> Result<(), Failure> {
+    let global = Global::default();
+    let snapshot = load(&global, paths, each)?;
+    for diagnostic in snapshot.diagnostics() {
+        err!("{diagnostic}");
     }
+    out!(
+        "{}",
+        skillkit::prompt::available_skills(snapshot.skills().map(|s| &**s))
+    );
+    Ok(())
 }
 
-/// The description on one line, for the text listing.
-fn one_line(text: &str) -> String {
+/// `text` on one line (whitespace runs become one space).
+pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -1,26 +1,88 @@
-//! `skillkit`: validate, list and render Agent Skills from the command line.
+//! `skillkit`: validate, list, show and render Agent Skills, import them from
+//! GitHub, and run or chat with an agent over them.
 //!
 //! ```text
-//! skillkit validate PATH... [--json]       exit 0 all valid, 1 any invalid, 2 usage or I/O error
+//! skillkit validate PATH... [--json]         exit 0 all valid, 1 any invalid, 2 usage or I/O error
 //! skillkit list [PATH...] [--each] [--json]  kits, skills, agents and diagnostics
-//! skillkit to-prompt PATH... [--each]      the <available_skills> block for a system prompt
+//! skillkit list --github [--json]            the sources imported from GitHub, at their commits
+//! skillkit show NAME [PATH...]               one skill: fields, location, files beside it, body
+//! skillkit to-prompt PATH... [--each]        the <available_skills> block for a system prompt
+//! skillkit import owner/repo[/path][@ref]    download a skill repository into the cache
+//! skillkit remove SOURCE                     forget an imported source
+//! skillkit refresh [SOURCE]                  update imported sources to their ref's commit
+//! skillkit run AGENT_DIR "task" [--json]     one task: the answer on stdout
+//! skillkit chat AGENT_DIR [--resume FILE]    an interactive conversation
 //! ```
 
+mod agent;
+mod chat;
+mod failure;
+mod github;
 mod list;
 mod output;
+mod run;
+mod show;
+mod sources;
 mod validate;
+mod view;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
-/// Validate, list and render Agent Skills (SKILL.md).
+/// Validate, list and render Agent Skills (SKILL.md), import them from
+/// GitHub, and run or chat with an agent over them.
 #[derive(Debug, Parser)]
-#[command(name = "skillkit", version, about)]
+#[command(
+    name = "skillkit",
+    version,
+    about,
+    after_help = "Exit codes: 0 success; 1 the work failed (an invalid skill for validate, an unknown \
+                  skill, a model or GitHub error); 2 a usage or I/O error (a bad flag, no such \
+                  directory, an unreadable file)."
+)]
 struct Cli {
+    #[command(flatten)]
+    global: Global,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Options every command understands.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Global {
+    /// Where imported GitHub repositories are kept (default: the user's cache
+    /// folder, `skillkit/github` in it).
+    #[arg(long, global = true, env = "SKILLKIT_CACHE_DIR", value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// The GitHub API root, for GitHub Enterprise
+    /// (`https://github.example.com/api/v3`).
+    #[arg(long, global = true, env = "GITHUB_API_URL", value_name = "URL")]
+    github_url: Option<String>,
+}
+
+/// Options of the commands that run an agent.
+#[derive(Debug, Clone, Args)]
+pub struct AgentArgs {
+    /// The agent's folder: its `AGENT.md` (name, description, model, and the
+    /// system prompt as the body) and its skills. Without an `AGENT.md`, an
+    /// agent over the folder's skills.
+    agent_dir: PathBuf,
+    /// More skills for the agent: a kit folder (repeatable).
+    #[arg(long = "skills", value_name = "PATH")]
+    skills: Vec<PathBuf>,
+    /// The model, as any URI of the registry (`anthropic://claude-sonnet-4-6`,
+    /// `openai://gpt-4o-mini`, `scripted://FILE` for a JSON script). Default:
+    /// the AGENT.md's model, else Claude; offline (a scripted model that says
+    /// so) when no API key is set.
+    #[arg(long, env = "SKILLKIT_MODEL", value_name = "URI")]
+    model: Option<String>,
+    /// Let these tool calls run without asking (repeatable; `github:*`, `*`).
+    /// Reading a skill and delegating to a sub-agent never ask; every other
+    /// tool asks first.
+    #[arg(long = "allow", value_name = "TOOL")]
+    allow: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -28,7 +90,8 @@ enum Command {
     /// Check skills against the Agent Skills rules (same verdict as skills-ref).
     ///
     /// PATH is a skill directory, a SKILL.md, or any directory searched
-    /// recursively for SKILL.md files.
+    /// recursively for SKILL.md files. Exit 0: all valid; 1: any invalid;
+    /// 2: usage or I/O error.
     Validate {
         /// Skill directories, SKILL.md files or directories to search.
         #[arg(required = true)]
@@ -42,9 +105,10 @@ enum Command {
     /// Without PATH: the standard locations, as agents look for them: this
     /// folder's `.agents/skills/` and `.claude/skills/`, then `~/.agents/skills/`
     /// and `~/.claude/skills/` (a project skill shadows a user skill of the same
-    /// name).
+    /// name), then the kits imported from GitHub. Exit 0: listed; 2: a PATH
+    /// cannot be read.
     List {
-        /// Kit directories (none: the standard locations).
+        /// Kit directories (none: the standard locations and imported kits).
         paths: Vec<PathBuf>,
         /// Load every child directory of each PATH as a kit.
         #[arg(long)]
@@ -52,9 +116,24 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// List the sources imported from GitHub, with their commits.
+        #[arg(long, conflicts_with_all = ["paths", "each"])]
+        github: bool,
+    },
+    /// Show one skill: its fields, location, the files beside it, and its body.
+    ///
+    /// NAME is a full name (`kit:skill`) or a bare name found in one kit.
+    /// Without PATH: the standard locations and the imported kits. Exit 0:
+    /// shown; 1: no such skill (or the name is ambiguous); 2: a PATH cannot be
+    /// read.
+    Show {
+        /// The skill's name.
+        name: String,
+        /// Kit directories to look in.
+        paths: Vec<PathBuf>,
     },
     /// Print the <available_skills> block (name, description, location) for an
-    /// agent's system prompt.
+    /// agent's system prompt. Exit 0: printed; 2: a PATH cannot be read.
     ToPrompt {
         /// Kit or skill directories.
         #[arg(required = true)]
@@ -63,10 +142,62 @@ enum Command {
         #[arg(long)]
         each: bool,
     },
+    /// Import a skill repository (or a folder of one) from GitHub into the
+    /// cache; its skills are then served offline by list, show, run and chat.
+    ///
+    /// Uses GITHUB_TOKEN when set. Exit 0: imported (or already there);
+    /// 1: GitHub refused or the repository holds no skills; 2: the cache
+    /// cannot be written.
+    Import {
+        /// `owner/repo[/path][@ref]`.
+        source: String,
+    },
+    /// Forget an imported source. Needs no network. Exit 0: removed;
+    /// 1: it was not imported.
+    Remove {
+        /// The source as imported (`owner/repo[/path][@ref]`).
+        source: String,
+    },
+    /// Update imported sources to the commit their ref points at now.
+    ///
+    /// Without SOURCE: every imported source. Exit 0: all up to date;
+    /// 1: a source failed (the others are still refreshed).
+    Refresh {
+        /// One imported source.
+        source: Option<String>,
+    },
+    /// Run an agent on one task: the answer on stdout, tool calls on stderr.
+    ///
+    /// Tool calls that ask for approval are asked on the terminal, or denied
+    /// when there is none (allow them with --allow). Exit 0: answered; 1: the
+    /// model failed, or no such skill or model; 2: AGENT_DIR cannot be read.
+    Run {
+        #[command(flatten)]
+        agent: AgentArgs,
+        /// The task.
+        task: String,
+        /// Print the agent's events as JSON lines on stdout instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Chat with an agent: streamed answers, tool calls on one line each,
+    /// approvals answered y/n.
+    ///
+    /// Ctrl-C stops the current answer and keeps the conversation; Ctrl-C
+    /// twice at the prompt (or Ctrl-D, or /quit) exits. /skills lists the
+    /// skills; /<skill> ARGS activates one yourself. The conversation is saved
+    /// after each turn. Exit 0: the chat ended; 1: the model cannot be used;
+    /// 2: AGENT_DIR or the session file cannot be read or written.
+    Chat {
+        #[command(flatten)]
+        agent: AgentArgs,
+        /// The session file: the conversation in it is continued, and each
+        /// turn is saved to it (default: a new file in the user's data
+        /// folder, `skillkit/sessions`).
+        #[arg(long, value_name = "FILE")]
+        resume: Option<PathBuf>,
+    },
 }
-
-/// Exit code: usage or I/O error.
-pub const EXIT_IO: u8 = 2;
 
 fn main() -> ExitCode {
     if std::env::var_os("RUST_LOG").is_some() {
@@ -76,9 +207,25 @@ fn main() -> ExitCode {
             .init();
     }
     let cli = Cli::parse();
-    match cli.command {
-        Command::Validate { paths, json } => validate::run(&paths, json),
-        Command::List { paths, each, json } => list::run(&paths, each, json),
+    let global = cli.global;
+    let result = match cli.command {
+        Command::Validate { paths, json } => return validate::run(&paths, json),
+        Command::List {
+            github: true, json, ..
+        } => github::list(&global, json),
+        Command::List {
+            paths, each, json, ..
+        } => list::run(&global, &paths, each, json),
         Command::ToPrompt { paths, each } => list::to_prompt(&paths, each),
+        Command::Show { name, paths } => show::run(&global, &name, &paths),
+        Command::Import { source } => github::import(&global, &source),
+        Command::Remove { source } => github::remove(&global, &source),
+        Command::Refresh { source } => github::refresh(&global, source.as_deref()),
+        Command::Run { agent, task, json } => run::run(&global, &agent, &task, json),
+        Command::Chat { agent, resume } => chat::run(&global, &agent, resume),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
     }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 use skillkit::parser::{Diagnostic, KitLayout, SKILL_FILE, validate};
 
-use crate::EXIT_IO;
+use crate::failure::EXIT_IO;
 use crate::output::out;
 
 /// The skill directories a PATH names: itself when it is a SKILL.md or holds
@@ -52,7 +52,7 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
                 }
             }
             Err(message) => {
-                eprintln!("error: {message}");
+                crate::output::err!("error: {message}");
                 return ExitCode::from(EXIT_IO);
             }
         }
@@ -78,7 +78,7 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
             out!("{problem}");
         }
         let bad = results.values().filter(|p| !p.is_empty()).count();
-        eprintln!("{} skill(s) checked, {bad} invalid", results.len());
+        crate::output::err!("{} skill(s) checked, {bad} invalid", results.len());
     }
     if invalid {
         ExitCode::from(1)

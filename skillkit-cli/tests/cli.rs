@@ -273,3 +273,30 @@ fn list_without_a_path_uses_the_standard_locations() {
         "{shadowed}"
     );
 }
+
+/// Every command's `--help` says what its exit codes mean.
+#[test]
+fn help_documents_every_exit_code() {
+    let verbs = [
+        "validate",
+        "list",
+        "show",
+        "to-prompt",
+        "import",
+        "remove",
+        "refresh",
+        "run",
+        "chat",
+    ];
+    for verb in verbs {
+        let out = skillkit(&[verb, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{verb}");
+        let help = stdout(&out);
+        assert!(help.contains("Exit 0"), "{verb}: {help}");
+    }
+    let help = stdout(&skillkit(&["--help"]));
+    assert!(
+        help.contains("Exit codes: 0 success; 1 the work failed"),
+        "{help}"
+    );
+}

@@ -19,10 +19,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Barrier, Notify};
 use tokio::task::JoinHandle;
 
-/// The corpus copied into the repository.
+/// The corpus copied into the repository (found from the `tests` crate and
+/// from the CLI's tests, which include this module too).
 pub const CORPUS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/fixtures/corpus/obra__superpowers"
+    "/../tests/fixtures/corpus/obra__superpowers"
 );
 
 /// A SHA for tests.
@@ -68,6 +69,8 @@ struct State {
     /// SHA → tarball.
     tarballs: HashMap<String, Vec<u8>>,
     fault: Option<(Endpoint, Fault)>,
+    /// When set, the fault heals after hitting this many more requests.
+    fault_left: Option<usize>,
     /// When set, archive answers wait until this many are waiting.
     gate: Option<Arc<Barrier>>,
     /// When set, archives are redirected to this server (another host).
@@ -116,6 +119,14 @@ impl Server {
         self.state.lock().unwrap().fault = Some((endpoint, fault));
     }
 
+    /// Like [`fail`](Server::fail), for the next `times` requests to
+    /// `endpoint` only.
+    pub fn fail_times(&self, endpoint: Endpoint, fault: Fault, times: usize) {
+        let mut state = self.state.lock().unwrap();
+        state.fault = Some((endpoint, fault));
+        state.fault_left = Some(times);
+    }
+
     /// Redirects archive downloads to `other` (a different origin).
     pub fn redirect_archives_to(&self, other: &Server) {
         self.state.lock().unwrap().archive_host = Some(other.url.clone());
@@ -129,7 +140,9 @@ impl Server {
     }
 
     pub fn heal(&self) {
-        self.state.lock().unwrap().fault = None;
+        let mut state = self.state.lock().unwrap();
+        state.fault = None;
+        state.fault_left = None;
     }
 
     /// Archive answers wait until `n` archive requests are waiting.
@@ -207,7 +220,9 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             .starts_with("/codeload/")
             .then(|| state.gate.clone())
             .flatten();
-        (route(&state, &request), gate)
+        let answer = route(&state, &request);
+        wear_fault(&mut state, &request);
+        (answer, gate)
     };
     if let Some(gate) = gate {
         gate.wait().await;
@@ -280,6 +295,28 @@ impl Answer {
         }
         stream.flush().await?;
         stream.shutdown().await
+    }
+}
+
+fn endpoint_of(request: &Request) -> Endpoint {
+    match request.path.trim_start_matches('/').split('/').nth(3) {
+        Some("commits") => Endpoint::Commits,
+        _ => Endpoint::Tarball,
+    }
+}
+
+/// Counts a request against a fault given for a number of requests.
+fn wear_fault(state: &mut State, request: &Request) {
+    let hit = state
+        .fault
+        .as_ref()
+        .is_some_and(|(on, _)| *on == endpoint_of(request));
+    if let (true, Some(left)) = (hit, state.fault_left.as_mut()) {
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            state.fault = None;
+            state.fault_left = None;
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::agent::AgentError;
@@ -19,8 +20,16 @@ use crate::llm::{AssistantMessage, Usage};
 /// assert_eq!(child.to_string(), "files:summarize");
 /// assert_eq!(child.child("notes:editor").depth(), 2);
 /// ```
+///
+/// Serialised as the list of names (`[]` for the root).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct AgentPath(Arc<[String]>);
+
+impl Serialize for AgentPath {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.names().serialize(serializer)
+    }
+}
 
 impl AgentPath {
     /// The root agent.
@@ -83,16 +92,25 @@ impl fmt::Display for AgentPath {
 
 /// One event of a running agent, tagged with the agent it comes from.
 ///
+/// Serialises as one flat JSON object, for scripts reading events as JSON
+/// lines: `agent` (the path's names), `type` (the kind in snake case) and
+/// the kind's fields; an error is its message.
+///
 /// ```
 /// use skillkit::agent::{AgentEvent, AgentPath, EventKind};
 /// let event = AgentEvent { agent: AgentPath::root(), kind: EventKind::Delta { text: "Hi".into() } };
 /// assert!(event.agent.is_root());
+/// assert_eq!(
+///     serde_json::to_value(&event).unwrap(),
+///     serde_json::json!({"agent": [], "type": "delta", "text": "Hi"}),
+/// );
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AgentEvent {
     /// The agent (root or sub-agent) the event comes from.
     pub agent: AgentPath,
     /// What happened.
+    #[serde(flatten)]
     pub kind: EventKind,
 }
 
@@ -121,7 +139,8 @@ impl AgentEvent {
 /// Tool names in events are the skills' full names (`files:read`), the
 /// sub-agents' names, or `activate_skill`: never the wire-safe names the
 /// model sees.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum EventKind {
     /// A piece of the model's answer text.
@@ -182,7 +201,15 @@ pub enum EventKind {
     Stopped,
     /// The message could not be answered (the model failed, the turn limit was
     /// reached). The history is intact and the agent takes the next message.
-    Error(AgentError),
+    Error(#[serde(serialize_with = "message")] AgentError),
+}
+
+/// An error as `{"message": "…"}`: what a script shows or matches on.
+fn message<S: Serializer>(error: &AgentError, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry("message", &error.to_string())?;
+    map.end()
 }
 
 /// A tool call that waits for a decision of the caller.
@@ -197,7 +224,7 @@ pub enum EventKind {
 /// };
 /// assert!(matches!(request.kind, InputKind::Approval));
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InputRequest {
     /// The id to pass to [`respond`](crate::agent::AgentController::respond):
     /// the model's call id, prefixed with the sub-agent's path for a
@@ -208,6 +235,7 @@ pub struct InputRequest {
     /// The call's input.
     pub input: Value,
     /// Why the call waits.
+    #[serde(rename = "wait")]
     pub kind: InputKind,
 }
 
@@ -217,7 +245,8 @@ pub struct InputRequest {
 /// let kind = skillkit::agent::InputKind::Pending { state: serde_json::json!({"confirm": "delete?"}) };
 /// assert!(matches!(kind, skillkit::agent::InputKind::Pending { .. }));
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum InputKind {
     /// The approval policy asks whether the call may run.

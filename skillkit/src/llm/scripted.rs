@@ -4,6 +4,8 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use futures::StreamExt;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::llm::{Event, EventStream, LlmError, LlmProvider, Request, StopReason, ToolCall, Usage};
@@ -30,9 +32,40 @@ pub enum Reply {
     Fail(LlmError),
     /// These exact events (to script a mid-stream [`Event::Error`], say).
     Events(Vec<Event>),
+    /// This text, then a stream that stays open without another event until
+    /// it is dropped: a model stalled mid-answer, to test stopping an answer
+    /// (`Agent::stop`, Ctrl-C in `skillkit chat`) without timing.
+    Stall(String),
 }
 
 type Hook = Arc<dyn Fn(&Request) + Send + Sync>;
+
+/// One reply of a JSON script ([`Scripted::from_json`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptStep {
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ScriptCall>,
+    #[serde(default)]
+    stall: bool,
+}
+
+/// One tool call of a JSON script.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptCall {
+    #[serde(default)]
+    id: Option<String>,
+    name: String,
+    #[serde(default = "empty_object")]
+    input: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
 
 /// An adapter that answers each request with the next queued [`Reply`] and
 /// remembers every request it got.
@@ -126,6 +159,52 @@ impl Scripted {
         self
     }
 
+    /// An adapter with the replies of a script written as JSON, for offline
+    /// runs of programs (`skillkit run --model scripted://FILE`): an array
+    /// of replies, each an object with
+    ///
+    /// * `text`: the answer's text (optional when there are tool calls);
+    /// * `tool_calls`: `[{"name": …, "input": {…}, "id": …}]`, `id` optional
+    ///   (`call_<reply>_<call>`, counted from 1);
+    /// * `stall: true`: stream the text, then stay open until stopped
+    ///   ([`Reply::Stall`]).
+    ///
+    /// ```
+    /// let script = skillkit::llm::Scripted::from_json(r#"[
+    ///     {"tool_calls": [{"name": "activate_skill", "input": {"name": "notes:summarize"}}]},
+    ///     {"text": "Done."},
+    ///     {"text": "Thinking", "stall": true}
+    /// ]"#).unwrap();
+    /// assert_eq!(script.remaining(), 3);
+    /// let err = skillkit::llm::Scripted::from_json(r#"[{"txt": "typo"}]"#).unwrap_err();
+    /// assert!(err.to_string().contains("unknown field `txt`"));
+    /// ```
+    pub fn from_json(script: &str) -> Result<Self, serde_json::Error> {
+        let steps: Vec<ScriptStep> = serde_json::from_str(script)?;
+        let scripted = Scripted::new();
+        for (n, step) in steps.into_iter().enumerate() {
+            let text = step.text.unwrap_or_default();
+            scripted.push(match (step.stall, step.tool_calls) {
+                (true, _) => Reply::Stall(text),
+                (false, calls) if calls.is_empty() => Reply::Text(text),
+                (false, calls) => Reply::ToolCalls {
+                    text,
+                    calls: calls
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, call)| {
+                            let id = call
+                                .id
+                                .unwrap_or_else(|| format!("call_{}_{}", n + 1, i + 1));
+                            ToolCall::new(id, call.name, call.input)
+                        })
+                        .collect(),
+                },
+            });
+        }
+        Ok(scripted)
+    }
+
     /// Queues any reply, through a shared handle.
     ///
     /// ```
@@ -205,6 +284,10 @@ impl LlmProvider for Scripted {
             Reply::Text(text) => answer(&text, &[], StopReason::EndTurn, input_tokens),
             Reply::ToolCalls { text, calls } => {
                 answer(&text, &calls, StopReason::ToolUse, input_tokens)
+            }
+            Reply::Stall(text) => {
+                let events = futures::stream::iter([Event::delta(text)]);
+                return Ok(Box::pin(events.chain(futures::stream::pending())));
             }
         };
         Ok(Box::pin(futures::stream::iter(events)))

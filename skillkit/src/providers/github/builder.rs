@@ -13,6 +13,7 @@ use super::download::Progress;
 use super::extract::Limits;
 use super::token::ApiToken;
 use super::{GitHub, GitHubError, Inner};
+use crate::llm::RetryPolicy;
 
 /// Configures a [`GitHub`] provider.
 ///
@@ -55,6 +56,7 @@ pub struct GitHubBuilder {
     timeout: Option<Duration>,
     limits: Limits,
     progress: Option<super::ProgressFn>,
+    retry: Option<RetryPolicy>,
 }
 
 impl std::fmt::Debug for GitHubBuilder {
@@ -65,6 +67,7 @@ impl std::fmt::Debug for GitHubBuilder {
             .field("cache_dir", &self.cache_dir)
             .field("base_url", &self.base_url)
             .field("limits", &self.limits)
+            .field("retry", &self.retry)
             .finish_non_exhaustive()
     }
 }
@@ -167,6 +170,19 @@ impl GitHubBuilder {
         self
     }
 
+    /// How an answer of 500 or more from GitHub is retried (default:
+    /// [`RetryPolicy::default`], as the LLM adapters: three retries with
+    /// exponential backoff and jitter, `retry-after` honoured). Answers in
+    /// the 400s are never retried: they say something about the request.
+    ///
+    /// ```
+    /// let builder = skillkit::GitHub::builder().retry(skillkit::llm::RetryPolicy::none());
+    /// ```
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
     /// Calls `progress` as each chunk of a download arrives (from a blocking
     /// thread: keep it quick, or send the value to a channel).
     ///
@@ -203,7 +219,8 @@ impl GitHubBuilder {
             read: self.read_timeout.unwrap_or(Duration::from_secs(30)),
             total: self.timeout.unwrap_or(Duration::from_secs(600)),
         };
-        let client = Client::new(&base_url, self.token, timeouts)?;
+        let retry = self.retry.unwrap_or_default();
+        let client = Client::new(&base_url, self.token, timeouts, retry)?;
         Ok(GitHub {
             inner: Arc::new(Inner {
                 client,

@@ -8,7 +8,9 @@
 //! ```
 //!
 //! A tree is unpacked into `tmp/` and renamed into `trees/` only when
-//! complete, so a tree in `trees/` is always whole. A source file is written
+//! complete, its files and folders synced to disk first, so a tree in
+//! `trees/` is always whole, for this process and any other sharing the
+//! cache, also after a crash. A source file is written
 //! to `tmp/` and renamed over the old one, so readers see the old commit or
 //! the new one, never a mix. A failed import leaves nothing but a staging
 //! directory, which is deleted when it is dropped (or, after a crash, by the
@@ -179,9 +181,11 @@ impl Cache {
     ) -> io::Result<PathBuf> {
         let target = self.tree_dir(reference, sha);
         fs::create_dir_all(self.trees())?;
+        sync_folders(staging.path())?;
         match fs::rename(staging.path(), &target) {
             Ok(()) => {
                 let _ = staging.keep();
+                sync_folder(&self.trees());
                 Ok(target)
             }
             Err(_) if target.is_dir() => Ok(target),
@@ -211,6 +215,7 @@ impl Cache {
         staged
             .persist(self.source_file(reference))
             .map_err(|e| e.error)?;
+        sync_folder(&self.sources());
         Ok(())
     }
 
@@ -253,6 +258,32 @@ impl Cache {
         }
         Ok(())
     }
+}
+
+/// Syncs every folder of the tree at `root` (the files were synced as they
+/// were written), so the entries exist on disk before the tree is published.
+fn sync_folders(root: &Path) -> io::Result<()> {
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in fs::read_dir(&folder)?.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push(entry.path());
+            }
+        }
+        sync_folder(&folder);
+    }
+    Ok(())
+}
+
+/// Syncs one folder's entries (best effort: some systems cannot open a
+/// folder as a file).
+fn sync_folder(folder: &Path) {
+    #[cfg(unix)]
+    if let Ok(dir) = fs::File::open(folder) {
+        let _ = dir.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = folder;
 }
 
 /// How long ago `path` was last modified.

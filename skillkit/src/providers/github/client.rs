@@ -10,6 +10,8 @@ use reqwest::{Response, StatusCode, Url, redirect};
 use super::error::{GitHubError, describe};
 use super::reference::Reference;
 use super::token::ApiToken;
+use crate::llm::RetryPolicy;
+use crate::llm::retry::requested_wait;
 
 /// The public GitHub API.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.github.com";
@@ -36,6 +38,8 @@ pub(crate) struct Client {
     /// `host[:port]` of the API, for messages.
     host: String,
     token: Option<ApiToken>,
+    /// How a 5xx answer is retried (4xx answers never are).
+    retry: RetryPolicy,
 }
 
 impl Client {
@@ -43,6 +47,7 @@ impl Client {
         base_url: &str,
         token: Option<ApiToken>,
         timeouts: Timeouts,
+        retry: RetryPolicy,
     ) -> Result<Client, GitHubError> {
         let base = parse_base(base_url)?;
         let host = match (base.host_str(), base.port()) {
@@ -63,6 +68,7 @@ impl Client {
             base,
             host,
             token,
+            retry,
         })
     }
 
@@ -84,22 +90,41 @@ impl Client {
         url
     }
 
+    /// GETs `url`; a 5xx answer is sent again after the policy's backoff
+    /// (or the wait its `retry-after` asks for), a 4xx answer is final.
     async fn get(&self, url: Url, accept: &str) -> Result<(Response, bool), GitHubError> {
-        let mut request = self
-            .http
-            .get(url)
-            .header(ACCEPT, accept)
-            .header("X-GitHub-Api-Version", "2022-11-28");
         let authorization = self.token.as_ref().and_then(ApiToken::header);
         let has_token = authorization.is_some();
-        if let Some(value) = authorization {
-            request = request.header(AUTHORIZATION, value);
+        let mut retry = 0;
+        loop {
+            let mut request = self
+                .http
+                .get(url.clone())
+                .header(ACCEPT, accept)
+                .header("X-GitHub-Api-Version", "2022-11-28");
+            if let Some(value) = &authorization {
+                request = request.header(AUTHORIZATION, value.clone());
+            }
+            let response = request.send().await.map_err(|e| GitHubError::Network {
+                host: self.host.clone(),
+                detail: describe(e),
+            })?;
+            if !response.status().is_server_error() || retry >= self.retry.max_retries {
+                return Ok((response, has_token));
+            }
+            let wait = requested_wait(response.headers(), SystemTime::now());
+            let delay = self.retry.delay(retry, wait);
+            tracing::info!(
+                provider = "github",
+                status = response.status().as_u16(),
+                retry = retry + 1,
+                delay_ms = delay.as_millis() as u64,
+                "server error, retrying"
+            );
+            drop(response);
+            self.retry.sleep(delay).await;
+            retry += 1;
         }
-        let response = request.send().await.map_err(|e| GitHubError::Network {
-            host: self.host.clone(),
-            detail: describe(e),
-        })?;
-        Ok((response, has_token))
     }
 
     /// The commit SHA that `reference`'s ref (or the default branch) points
@@ -264,7 +289,13 @@ mod tests {
             read: Duration::from_secs(1),
             total: Duration::from_secs(1),
         };
-        let client = Client::new("https://ghe.example.com/api/v3/", None, timeouts).unwrap();
+        let client = Client::new(
+            "https://ghe.example.com/api/v3/",
+            None,
+            timeouts,
+            RetryPolicy::none(),
+        )
+        .unwrap();
         let reference = Reference::parse("o/r@feature/x+y").unwrap();
         let url = client.url(&reference, "commits", "feature/x+y");
         assert_eq!(

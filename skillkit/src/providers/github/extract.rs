@@ -362,6 +362,9 @@ impl Unpacker<'_> {
             };
             file.write_all(&buf[..n]).map_err(io_error)?;
         }
+        // On disk before the rename that publishes the tree: another process
+        // (or this one after a crash) never reads a file cut short.
+        file.sync_all().map_err(io_error)?;
         #[cfg(unix)]
         if executable {
             use std::os::unix::fs::PermissionsExt;

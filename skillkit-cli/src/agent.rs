@@ -1,0 +1,234 @@
+//! What `run` and `chat` share: the agent of AGENT_DIR over its skills, the
+//! `--skills` kits and the imported kits; the model (offline when no API key
+//! is set); the approval policy; and asking a person y/n.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use skillkit::agent::{
+    ACTIVATE_SKILL, Agent, AgentDefinition, AgentOptions, Approval, ApprovalPolicy, Decision,
+    History, InputKind, InputRequest, start_agent,
+};
+use skillkit::llm::{LlmError, Message, ModelUri, Registry, Reply, Scripted};
+use skillkit::{Catalog, Local, Severity};
+
+use crate::failure::Failure;
+use crate::list::one_line;
+use crate::output::err;
+use crate::{AgentArgs, Global, sources};
+
+/// A started agent, with what the commands tell about it.
+pub struct Started {
+    /// The running agent.
+    pub agent: Agent,
+    /// Its definition.
+    pub definition: Arc<AgentDefinition>,
+    /// The catalog it uses (for `/skills` and `/<skill>`).
+    pub catalog: Catalog,
+    /// The model URI, or the note that it runs offline.
+    pub model: String,
+}
+
+/// Starts the agent of `args` (inside a Tokio runtime), seeded with
+/// `history`.
+pub async fn start(
+    global: &Global,
+    args: &AgentArgs,
+    history: Option<History>,
+) -> Result<Started, Failure> {
+    let dir = sources::kit_dir(&args.agent_dir)?;
+    let definition = definition(&dir)?;
+    let mut builder = Catalog::builder().provider(Local::new(&dir));
+    for path in &args.skills {
+        builder = builder.provider(Local::new(sources::kit_dir(path)?));
+    }
+    let catalog = builder.provider(sources::github(global)?).build();
+    let agents = catalog
+        .snapshot()
+        .await
+        .agents()
+        .map(|a| a.name.to_string())
+        .collect();
+    let mut options = AgentOptions::new(catalog.clone()).approval(policy(&args.allow, agents));
+    let (registry, uri, shown) = model(args.model.as_deref(), &options, &definition)?;
+    options = options.registry(registry).model(uri);
+    if let Some(history) = history {
+        options = options.history(history);
+    }
+    let agent = start_agent(Arc::clone(&definition), options).map_err(Failure::failed)?;
+    Ok(Started {
+        agent,
+        definition,
+        catalog,
+        model: shown,
+    })
+}
+
+/// The root agent of the kit in `dir` (its AGENT.md), or an agent over the
+/// folder's skills when it has none.
+fn definition(dir: &Path) -> Result<Arc<AgentDefinition>, Failure> {
+    let kits = Local::new(dir)
+        .load()
+        .map_err(|e| Failure::io(format!("{}: {e}", dir.display())))?;
+    let Some(kit) = kits.into_iter().next() else {
+        return Err(Failure::io(format!(
+            "{}: no kit there; give a folder with an AGENT.md or skills",
+            dir.display()
+        )));
+    };
+    for diagnostic in kit
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+    {
+        err!("{diagnostic}");
+    }
+    Ok(kit.agent.clone().unwrap_or_else(|| {
+        Arc::new(AgentDefinition::new(
+            kit.name.to_string(),
+            format!("An agent over the skills in {}.", dir.display()),
+        ))
+    }))
+}
+
+/// The registry, the model URI, and how the model is shown: `--model` as
+/// given (`scripted://FILE` plays a JSON script); else the definition's
+/// model or Claude, offline when its API key is missing.
+fn model(
+    given: Option<&str>,
+    options: &AgentOptions,
+    definition: &AgentDefinition,
+) -> Result<(Registry, String, String), Failure> {
+    if let Some(uri) = given {
+        let parsed: ModelUri = uri.parse().map_err(Failure::failed)?;
+        if parsed.scheme.as_deref() == Some("scripted") {
+            let text = std::fs::read_to_string(&parsed.model).map_err(|e| {
+                Failure::io(format!(
+                    "{}: cannot read the model script ({e}); `scripted://FILE` names a JSON file",
+                    parsed.model
+                ))
+            })?;
+            let script = Scripted::from_json(&text)
+                .map_err(|e| Failure::io(format!("{}: not a model script: {e}", parsed.model)))?;
+            let registry = Registry::new().with("scripted", script);
+            return Ok((registry, uri.to_owned(), uri.to_owned()));
+        }
+        return Ok((Registry::new(), uri.to_owned(), uri.to_owned()));
+    }
+    let uri = options.model_for(definition);
+    let registry = Registry::new();
+    let missing_key = registry.resolve(&uri).ok().and_then(|(provider, parsed)| {
+        match provider.check(&parsed.options) {
+            Err(LlmError::MissingApiKey { variable, .. }) => Some(variable),
+            _ => None,
+        }
+    });
+    match missing_key {
+        None => Ok((registry, uri.clone(), uri)),
+        Some(variable) => Ok((
+            Registry::new().with("offline", echo()),
+            "offline://echo".into(),
+            format!(
+                "offline: no API key for {uri} (set {variable}, or pass --model URI); \
+                 a scripted model answers by repeating your messages"
+            ),
+        )),
+    }
+}
+
+/// The offline model: answers every request by repeating the last message.
+fn echo() -> Scripted {
+    let script = Scripted::new();
+    let queue = script.clone();
+    script.on_request(move |request| {
+        let said = request
+            .messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                Message::User { text } => Some(one_line(text)),
+                _ => None,
+            })
+            .unwrap_or_default();
+        queue.push(Reply::Text(format!("(offline) You said: {said}")));
+    })
+}
+
+/// Reading a skill and delegating to a sub-agent run at once, as do the
+/// tools `--allow` names; every other tool call asks first.
+fn policy(allowed: &[String], agents: HashSet<String>) -> ApprovalPolicy {
+    let allowed = allowed.to_vec();
+    ApprovalPolicy::new(move |call| {
+        let free = call.name == ACTIVATE_SKILL
+            || agents.contains(&call.name)
+            || allowed.iter().any(|pattern| matches(pattern, &call.name));
+        match free {
+            true => Approval::Allow,
+            false => Approval::Ask,
+        }
+    })
+}
+
+/// Whether `name` matches `pattern`: equal, or a prefix ending in `*`.
+fn matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => pattern == name,
+    }
+}
+
+/// The question put to a person for a waiting call.
+pub fn question(request: &InputRequest) -> String {
+    let input = shorten(&request.input.to_string(), 100);
+    match &request.kind {
+        InputKind::Pending { state } => format!(
+            "{} waits for you: {} (input {input}); go on? [y/n] ",
+            request.name,
+            shorten(&state.to_string(), 100)
+        ),
+        _ => format!("allow {} {input}? [y/n] ", request.name),
+    }
+}
+
+/// The decision for a person's answer: `y`/`yes` approves, anything else
+/// denies.
+pub fn decision(answer: Option<&str>) -> Decision {
+    match answer.map(|a| a.trim().to_ascii_lowercase()) {
+        Some(a) if a == "y" || a == "yes" => Decision::Approve,
+        Some(_) => Decision::deny("the user said no"),
+        None => Decision::deny(
+            "no one could be asked; allow it with `--allow NAME` on the skillkit command line",
+        ),
+    }
+}
+
+/// `text` on one line, at most `max` characters.
+pub fn shorten(text: &str, max: usize) -> String {
+    let flat = one_line(text);
+    match flat.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_names_and_prefixes() {
+        assert!(matches("github:list", "github:list"));
+        assert!(!matches("github:list", "github:import"));
+        assert!(matches("github:*", "github:import"));
+        assert!(matches("*", "anything"));
+    }
+
+    #[test]
+    fn only_yes_approves() {
+        assert_eq!(decision(Some(" Y\n")), Decision::Approve);
+        assert!(matches!(decision(Some("n")), Decision::Deny { .. }));
+        assert!(matches!(decision(Some("")), Decision::Deny { .. }));
+        assert!(matches!(decision(None), Decision::Deny { reason } if reason.contains("--allow")));
+    }
+}

@@ -1,0 +1,314 @@
+//! `skillkit chat AGENT_DIR`: a conversation in the terminal.
+//!
+//! The prompt is a rustyline editor (line editing, history). While an answer
+//! streams, the terminal is in its normal mode, so Ctrl-C is a SIGINT: it is
+//! caught and stops that answer ([`AgentController::stop`]), and the
+//! conversation goes on. At the prompt, Ctrl-C is a key: twice in a row it
+//! ends the chat. After every turn the conversation is written to the
+//! session file (atomically), which `--resume FILE` continues.
+//!
+//! [`AgentController::stop`]: skillkit::agent::AgentController::stop
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use futures::FutureExt;
+use rustyline::DefaultEditor;
+use rustyline::error::ReadlineError;
+use skillkit::agent::{Agent, EventKind, History};
+use skillkit::llm::Message;
+use tokio::runtime::Runtime;
+
+use crate::agent::{self, Started, decision, question, shorten};
+use crate::failure::Failure;
+use crate::list::one_line;
+use crate::output::out;
+use crate::show;
+use crate::view::{Lines, View};
+use crate::{AgentArgs, Global, sources};
+
+/// `skillkit chat`.
+pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result<(), Failure> {
+    let runtime = sources::runtime()?;
+    let history = match &resume {
+        Some(file) => load(file)?,
+        None => None,
+    };
+    let started = runtime.block_on(agent::start(global, args, history.clone()))?;
+    let file = match resume {
+        Some(file) => file,
+        None => session_file(started.agent.session_id())?,
+    };
+    let mut editor =
+        DefaultEditor::new().map_err(|e| Failure::io(format!("cannot use the terminal: {e}")))?;
+    // After the editor, which sets a SIGINT handler of its own for its
+    // lifetime: Ctrl-C between prompts must reach this one.
+    let mut interrupts = runtime.block_on(async { Interrupts::new() })?;
+    out!(
+        "agent {}: {}",
+        started.definition.name,
+        one_line(&started.definition.description)
+    );
+    out!("model {}", started.model);
+    out!("session {}", file.display());
+    out!("/skills lists the skills, /<skill> ARGS uses one, /quit ends; Ctrl-C stops an answer");
+    if let Some(history) = &history {
+        replay(history);
+    }
+    let mut chat = Chat {
+        runtime: &runtime,
+        started,
+        view: View::new(Lines::Stdout),
+        file,
+    };
+    let mut interrupted = false;
+    loop {
+        let line = match editor.readline("> ") {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) if !interrupted => {
+                interrupted = true;
+                out!("(Ctrl-C again or /quit to leave)");
+                continue;
+            }
+            // A second Ctrl-C, Ctrl-D, or the terminal went away.
+            Err(_) => return Ok(()),
+        };
+        interrupted = false;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(line);
+        let message = match line {
+            "/quit" | "/exit" => return Ok(()),
+            "/skills" => {
+                chat.list_skills();
+                continue;
+            }
+            _ => match line.strip_prefix('/') {
+                Some(command) => match chat.activation(command) {
+                    Some(message) => message,
+                    None => continue,
+                },
+                None => line.to_owned(),
+            },
+        };
+        chat.turn(&message, &mut editor, &mut interrupts)?;
+    }
+}
+
+/// One chat's state between prompts.
+struct Chat<'r> {
+    runtime: &'r Runtime,
+    started: Started,
+    view: View,
+    file: PathBuf,
+}
+
+impl Chat<'_> {
+    fn agent(&mut self) -> &mut Agent {
+        &mut self.started.agent
+    }
+
+    /// Sends `message` and shows the answer until it ends, answering
+    /// approvals and stopping on Ctrl-C; then saves the conversation.
+    fn turn(
+        &mut self,
+        message: &str,
+        editor: &mut DefaultEditor,
+        interrupts: &mut Interrupts,
+    ) -> Result<(), Failure> {
+        interrupts.forget();
+        self.agent()
+            .send_message(message)
+            .map_err(Failure::failed)?;
+        loop {
+            let runtime = self.runtime;
+            let agent = &mut self.started.agent;
+            let step = runtime.block_on(async {
+                tokio::select! {
+                    event = agent.next_event() => Step::Event(event),
+                    () = interrupts.next() => Step::Interrupt,
+                }
+            });
+            let event = match step {
+                Step::Interrupt => {
+                    self.agent().stop();
+                    continue;
+                }
+                Step::Event(None) => return Err(Failure::failed("the agent shut down")),
+                Step::Event(Some(event)) => event,
+            };
+            self.view.show(&event);
+            match &event.kind {
+                EventKind::InputRequested(request) => {
+                    self.view.end_line();
+                    let answer = match editor.readline(&question(request)) {
+                        Ok(answer) => Some(answer),
+                        Err(ReadlineError::Interrupted) => {
+                            self.agent().stop();
+                            Some("n".into())
+                        }
+                        Err(_) => None,
+                    };
+                    let _ = self
+                        .agent()
+                        .respond(&request.call_id, decision(answer.as_deref()));
+                }
+                EventKind::Stopped => out!("(stopped; the conversation goes on)"),
+                EventKind::Error(error) if event.agent.is_root() => out!("error: {error}"),
+                _ => {}
+            }
+            if event.is_end_of_message() {
+                break;
+            }
+        }
+        save(&self.file, &self.started.agent.history())
+    }
+
+    /// `/skills`: every skill the agent can use.
+    fn list_skills(&mut self) {
+        let snapshot = self.runtime.block_on(self.started.catalog.snapshot());
+        for skill in snapshot.skills() {
+            out!("  {}: {}", skill.name, shorten(&skill.description, 90));
+        }
+    }
+
+    /// `/<skill> ARGS`: the skill's body rendered with ARGS, to send as the
+    /// message; `None` (and why) when there is no such skill.
+    fn activation(&mut self, command: &str) -> Option<String> {
+        let (name, arguments) = command.split_once(' ').unwrap_or((command, ""));
+        let snapshot = self.runtime.block_on(self.started.catalog.snapshot());
+        match show::find(&snapshot, name) {
+            Ok(skill) => {
+                out!("(using {})", skill.name);
+                Some(show::activation(
+                    &skill,
+                    arguments.trim(),
+                    self.started.agent.session_id(),
+                ))
+            }
+            Err(_) => {
+                out!("no skill `{name}`; /skills lists them, /quit ends the chat");
+                None
+            }
+        }
+    }
+}
+
+enum Step {
+    Event(Option<skillkit::agent::AgentEvent>),
+    Interrupt,
+}
+
+/// Ctrl-C while an answer streams.
+struct Interrupts {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    /// Catches SIGINT from now on (it no longer ends the process). Inside
+    /// the runtime.
+    fn new() -> Result<Interrupts, Failure> {
+        #[cfg(unix)]
+        {
+            let kind = tokio::signal::unix::SignalKind::interrupt();
+            let signal = tokio::signal::unix::signal(kind)
+                .map_err(|e| Failure::io(format!("cannot catch Ctrl-C: {e}")))?;
+            Ok(Interrupts { signal })
+        }
+        #[cfg(not(unix))]
+        Ok(Interrupts {})
+    }
+
+    /// The next Ctrl-C.
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        {
+            if self.signal.recv().await.is_none() {
+                futures::future::pending::<()>().await;
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if tokio::signal::ctrl_c().await.is_err() {
+                futures::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Forgets a Ctrl-C that came between answers.
+    fn forget(&mut self) {
+        while self.next().now_or_never().is_some() {}
+    }
+}
+
+/// The conversation in `file`, if it exists.
+fn load(file: &Path) -> Result<Option<History>, Failure> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
+            Failure::io(format!(
+                "{}: not a saved conversation ({e}); give another --resume file",
+                file.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Failure::io(format!(
+            "{}: cannot read it: {e}",
+            file.display()
+        ))),
+    }
+}
+
+/// Writes `history` to `file` atomically: a temporary file beside it,
+/// synced, then renamed over it (then the folder synced), so a crash leaves
+/// the old conversation or the new one, never half of one.
+fn save(file: &Path, history: &History) -> Result<(), Failure> {
+    let failed = |e: std::io::Error| {
+        Failure::io(format!(
+            "cannot save the conversation to {}: {e}",
+            file.display()
+        ))
+    };
+    let folder = match file.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(folder).map_err(failed)?;
+    let mut staged = tempfile::Builder::new()
+        .prefix(".session-")
+        .tempfile_in(folder)
+        .map_err(failed)?;
+    serde_json::to_writer_pretty(&mut staged, history).map_err(|e| failed(e.into()))?;
+    staged.write_all(b"\n").map_err(failed)?;
+    staged.as_file().sync_all().map_err(failed)?;
+    staged.persist(file).map_err(|e| failed(e.error))?;
+    #[cfg(unix)]
+    if let Ok(dir) = std::fs::File::open(folder) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// The file of a new session, in the user's data folder.
+fn session_file(session_id: &str) -> Result<PathBuf, Failure> {
+    let folder = dirs::data_local_dir()
+        .ok_or_else(|| Failure::io("no data folder for sessions; pass --resume FILE"))?;
+    Ok(folder
+        .join("skillkit")
+        .join("sessions")
+        .join(format!("{session_id}.json")))
+}
+
+/// Shows the earlier turns of a resumed conversation.
+fn replay(history: &History) {
+    out!("(resumed: {} earlier messages)", history.messages.len());
+    for message in &history.messages {
+        match message {
+            Message::User { text } => out!("> {}", shorten(text, 200)),
+            Message::Assistant(answer) if !answer.text.is_empty() => out!("{}", answer.text),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! [`Failure`]: why a command stopped, as one line saying what to do, and
+//! the exit code that goes with it.
+
+use std::fmt::Display;
+use std::process::ExitCode;
+
+use crate::output::err;
+
+/// Exit code: the work failed (an unknown skill, a model or GitHub error).
+pub const EXIT_FAILED: u8 = 1;
+
+/// Exit code: a usage or I/O error.
+pub const EXIT_IO: u8 = 2;
+
+/// A command's failure: printed as `error: …` on stderr, then the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// The work failed ([`EXIT_FAILED`]).
+    pub fn failed(message: impl Display) -> Failure {
+        Failure {
+            code: EXIT_FAILED,
+            message: message.to_string(),
+        }
+    }
+
+    /// A usage or I/O error ([`EXIT_IO`]).
+    pub fn io(message: impl Display) -> Failure {
+        Failure {
+            code: EXIT_IO,
+            message: message.to_string(),
+        }
+    }
+
+    /// Prints the message and returns the exit code.
+    pub fn report(self) -> ExitCode {
+        err!("error: {}", self.message);
+        ExitCode::from(self.code)
+    }
+}

@@ -1,0 +1,64 @@
+//! `skillkit run AGENT_DIR "task"`: one task, the answer on stdout, tool
+//! calls on stderr; `--json`: the agent's events as JSON lines.
+
+use std::io::IsTerminal;
+
+use skillkit::agent::EventKind;
+
+use crate::agent::{self, decision, question};
+use crate::failure::Failure;
+use crate::output::{err, out};
+use crate::view::{Lines, View};
+use crate::{AgentArgs, Global, sources};
+
+/// `skillkit run`.
+pub fn run(global: &Global, args: &AgentArgs, task: &str, json: bool) -> Result<(), Failure> {
+    let runtime = sources::runtime()?;
+    let started = runtime.block_on(agent::start(global, args, None))?;
+    if !json {
+        err!(
+            "agent {} · model {}",
+            started.definition.name,
+            started.model
+        );
+    }
+    let mut agent = started.agent;
+    agent.send_message(task).map_err(Failure::failed)?;
+    let mut view = View::new(Lines::Stderr);
+    while let Some(event) = runtime.block_on(agent.next_event()) {
+        match json {
+            true => out!(
+                "{}",
+                serde_json::to_string(&event).map_err(|e| Failure::io(e.to_string()))?
+            ),
+            false => view.show(&event),
+        }
+        if let EventKind::InputRequested(request) = &event.kind {
+            let answer = ask(&mut view, &question(request));
+            let _ = agent.respond(&request.call_id, decision(answer.as_deref()));
+        }
+        if event.is_end_of_message() {
+            return match event.kind {
+                EventKind::Error(error) => Err(Failure::failed(error)),
+                EventKind::Finished { .. } => Ok(()),
+                _ => Err(Failure::failed("the answer was stopped")),
+            };
+        }
+    }
+    Err(Failure::failed("the agent stopped before answering"))
+}
+
+/// A person's answer on the terminal, or `None` when stdin is not one.
+fn ask(view: &mut View, question: &str) -> Option<String> {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        err!("  ?? {question}no terminal to ask: denied");
+        return None;
+    }
+    view.prompt(question);
+    let mut line = String::new();
+    match stdin.read_line(&mut line) {
+        Ok(n) if n > 0 => Some(line),
+        _ => None,
+    }
+}

@@ -1,0 +1,135 @@
+//! `skillkit show NAME [PATH...]`: one skill, whole: its fields, where it
+//! is, the files beside it and its body. Also the two places the commands
+//! read a skill's body: [`body`] and [`activation`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use skillkit::{Skill, Snapshot};
+
+use crate::Global;
+use crate::failure::Failure;
+use crate::output::{err, out};
+use crate::sources;
+
+/// The most files listed beside a skill.
+const MAX_FILES: usize = 200;
+
+/// `skillkit show NAME [PATH...]`.
+pub fn run(global: &Global, name: &str, paths: &[PathBuf]) -> Result<(), Failure> {
+    let builder = sources::catalog(global, paths, false)?;
+    let snapshot = sources::runtime()?.block_on(builder.build().snapshot());
+    let skill = find(&snapshot, name)?;
+    out!("name: {}", skill.name);
+    out!("description: {}", skill.description);
+    let optional = [
+        ("license", skill.license.as_deref()),
+        ("compatibility", skill.compatibility.as_deref()),
+        ("model", skill.model.as_deref()),
+        ("required_scope", skill.required_scope.as_deref()),
+    ];
+    for (field, value) in optional {
+        if let Some(value) = value {
+            out!("{field}: {value}");
+        }
+    }
+    if !skill.allowed_tools.is_empty() {
+        out!("allowed-tools: {}", skill.allowed_tools.join(" "));
+    }
+    for (field, map) in [("metadata", &skill.metadata), ("extra", &skill.extra)] {
+        for (key, value) in map {
+            out!("{field}.{key}: {value}");
+        }
+    }
+    match (&skill.location, skill.dir()) {
+        (Some(location), Some(dir)) => {
+            out!("location: {}", location.display());
+            let files = files_beside(dir, location);
+            if !files.is_empty() {
+                out!("files:");
+                for file in &files {
+                    out!("  {file}");
+                }
+            }
+        }
+        _ => out!("location: (not from a file)"),
+    }
+    out!("");
+    out!("{}", body(&skill).trim_end());
+    Ok(())
+}
+
+/// The skill named `name`: a full name (`kit:skill`), or a bare name found in
+/// exactly one kit.
+pub fn find(snapshot: &Snapshot, name: &str) -> Result<Arc<Skill>, Failure> {
+    if let Some(skill) = snapshot.skill(name) {
+        return Ok(Arc::clone(skill));
+    }
+    let matches: Vec<&Arc<Skill>> = snapshot
+        .skills()
+        .filter(|s| s.bare_name() == name)
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(Arc::clone(one)),
+        [] => {
+            for diagnostic in snapshot.diagnostics() {
+                err!("{diagnostic}");
+            }
+            Err(Failure::failed(format!(
+                "no skill `{name}`; `skillkit list` shows the skills there are"
+            )))
+        }
+        many => Err(Failure::failed(format!(
+            "`{name}` is ambiguous: give the full name, one of {}",
+            many.iter()
+                .map(|s| format!("`{}`", s.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// The skill's body, as written.
+pub fn body(skill: &Skill) -> String {
+    skill.body.to_string()
+}
+
+/// The skill's body rendered for an activation with `arguments`.
+pub fn activation(skill: &Skill, arguments: &str, session_id: &str) -> String {
+    skill.render(arguments, Some(session_id))
+}
+
+/// The files in `dir` and below it, relative and sorted, except the skill's
+/// own file and what the layout rules skip (VCS folders, build output).
+fn files_beside(dir: &Path, location: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if skillkit::parser::layout::is_skipped(&name.to_string_lossy()) || path == location {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => pending.push(path),
+                Ok(_) => {
+                    if let Ok(relative) = path.strip_prefix(dir) {
+                        files.push(relative.display().to_string());
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    files.sort();
+    if files.len() > MAX_FILES {
+        let more = files.len() - MAX_FILES;
+        files.truncate(MAX_FILES);
+        files.push(format!("… and {more} more"));
+    }
+    files
+}

@@ -1,0 +1,78 @@
+//! Where the commands' skills come from: kit folders given on the command
+//! line, the standard locations, and the kits imported from GitHub (served
+//! from the cache, without a network request).
+
+use std::path::{Path, PathBuf};
+
+use skillkit::providers::github::{ApiToken, GitHubBuilder};
+use skillkit::{CatalogBuilder, GitHub, Local};
+
+use crate::Global;
+use crate::failure::Failure;
+
+/// The Tokio runtime the commands run on (two workers: the agent and the
+/// providers' blocking work).
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::io(format!("cannot start the runtime: {e}")))
+}
+
+/// `path` as an absolute directory (so skill locations are absolute too).
+pub fn kit_dir(path: &Path) -> Result<PathBuf, Failure> {
+    match std::fs::canonicalize(path) {
+        Ok(dir) if dir.is_dir() => Ok(dir),
+        Ok(_) => Err(Failure::io(format!(
+            "{}: not a directory; give a kit folder",
+            path.display()
+        ))),
+        Err(e) => Err(Failure::io(format!(
+            "{}: cannot read it ({e}); check the path",
+            path.display()
+        ))),
+    }
+}
+
+/// The GitHub provider as configured by the options and the environment:
+/// any source may be imported (the person typing the command chose it),
+/// `GITHUB_TOKEN` is read when a request is made.
+pub fn github_builder(global: &Global) -> GitHubBuilder {
+    let mut builder = GitHub::builder()
+        .allow("*")
+        .api_token(ApiToken::from_env("GITHUB_TOKEN"));
+    if let Some(dir) = &global.cache_dir {
+        builder = builder.cache_dir(dir);
+    }
+    if let Some(url) = &global.github_url {
+        builder = builder.base_url(url);
+    }
+    builder
+}
+
+/// The GitHub provider, or the one-line reason it cannot be built.
+pub fn github(global: &Global) -> Result<GitHub, Failure> {
+    github_builder(global).build().map_err(Failure::io)
+}
+
+/// A catalog of each PATH as a kit (or, with `each`, every child folder of
+/// it as a kit); without PATH, the standard locations and the imported kits.
+pub fn catalog(global: &Global, paths: &[PathBuf], each: bool) -> Result<CatalogBuilder, Failure> {
+    let mut builder = skillkit::Catalog::builder();
+    if paths.is_empty() {
+        let here = std::env::current_dir()
+            .map_err(|e| Failure::io(format!("cannot read the current folder: {e}")))?;
+        builder = builder
+            .providers(Local::discover(here))
+            .provider(github(global)?);
+    }
+    for path in paths {
+        let dir = kit_dir(path)?;
+        builder = builder.provider(match each {
+            true => Local::each(dir),
+            false => Local::new(dir),
+        });
+    }
+    Ok(builder)
+}

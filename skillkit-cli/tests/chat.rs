@@ -1,0 +1,158 @@
+//! `skillkit chat` in a real pseudo-terminal, as a person uses it, on a
+//! model script: streamed text, a tool call and its result on one line each,
+//! an approval answered y, `/skills` and `/<skill>`, Ctrl-C stopping an
+//! answer that is still streaming (the script's `stall` reply never ends by
+//! itself, so no timing is involved) while the conversation goes on, `/quit`
+//! exiting 0, and `--resume` showing and continuing the earlier turns.
+#![cfg(unix)]
+
+use std::path::Path;
+use std::process::Command;
+
+use rexpect::process::wait::WaitStatus;
+use rexpect::session::{PtySession, spawn_command};
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `skillkit chat helper --model scripted://<script> --resume <session>` in
+/// a pty.
+fn chat(dir: &Path, script: &str) -> PtySession {
+    let script_file = dir.join("script.json");
+    write(&script_file, script);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skillkit"));
+    command
+        .current_dir(dir)
+        .args(["chat", "helper", "--resume", "session.json", "--model"])
+        .arg(format!("scripted://{}", script_file.display()))
+        .env("TERM", "xterm")
+        .env("HOME", dir.join("home"))
+        .env("SKILLKIT_CACHE_DIR", dir.join("cache"));
+    // A failing expectation gives up after 30 s instead of hanging.
+    spawn_command(command, Some(30_000)).expect("start skillkit chat in a pty")
+}
+
+fn quit(mut session: PtySession) {
+    session.send_line("/quit").unwrap();
+    session.exp_eof().unwrap();
+    match session.process.wait().unwrap() {
+        WaitStatus::Exited(_, code) => assert_eq!(code, 0),
+        other => panic!("skillkit chat ended with {other:?}"),
+    }
+}
+
+#[test]
+fn a_conversation_in_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("helper/AGENT.md"),
+        "---\nname: helper\ndescription: Greets people.\n---\nYou greet people.\n",
+    );
+    write(
+        &dir.path().join("helper/skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greet someone by name.\n---\nSay hello to $ARGUMENTS.\n",
+    );
+    let script = r#"[
+        {"text": "Hello there, how can I help?"},
+        {"tool_calls": [{"name": "github_list"}]},
+        {"text": "Nothing is imported yet."},
+        {"text": "Once upon a time", "stall": true},
+        {"text": "Yes, still here."},
+        {"text": "Hello, Ada, as the skill says."}
+    ]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("agent helper: Greets people.").unwrap();
+
+    // Streamed text.
+    session.exp_string("> ").unwrap();
+    session.send_line("hi").unwrap();
+    session.exp_string("Hello there, how can I help?").unwrap();
+
+    // A tool call line, its approval answered y, its result line.
+    session.exp_string("> ").unwrap();
+    session.send_line("what is imported?").unwrap();
+    session.exp_string("-> github:list {}").unwrap();
+    session.exp_string("allow github:list {}? [y/n]").unwrap();
+    session.send_line("y").unwrap();
+    session
+        .exp_string(r#"<- github:list ok: {"allowed_sources":["*"]"#)
+        .unwrap();
+    session.exp_string("Nothing is imported yet.").unwrap();
+
+    // Ctrl-C stops an answer mid-stream; the conversation goes on.
+    session.exp_string("> ").unwrap();
+    session.send_line("tell me a long story").unwrap();
+    session.exp_string("Once upon a time").unwrap();
+    session.send_control('c').unwrap();
+    session
+        .exp_string("(stopped; the conversation goes on)")
+        .unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("still there?").unwrap();
+    session.exp_string("Yes, still here.").unwrap();
+
+    // The skills, and one used by the person.
+    session.exp_string("> ").unwrap();
+    session.send_line("/skills").unwrap();
+    session
+        .exp_string("helper:greet: Greet someone by name.")
+        .unwrap();
+    session.send_line("/greet Ada").unwrap();
+    session.exp_string("(using helper:greet)").unwrap();
+    session
+        .exp_string("Hello, Ada, as the skill says.")
+        .unwrap();
+    quit(session);
+
+    // The conversation was saved after each turn: resumed, it shows the
+    // earlier turns and the model gets them.
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("session.json")).unwrap())
+            .unwrap();
+    let messages = saved["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["text"], "hi");
+    assert!(messages.iter().any(|m| {
+        m["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Say hello to Ada.")
+    }));
+    let mut session = chat(dir.path(), r#"[{"text": "Welcome back."}]"#);
+    session.exp_string("earlier messages)").unwrap();
+    session.exp_string("> hi").unwrap();
+    session.exp_string("Hello there, how can I help?").unwrap();
+    session.exp_string("Yes, still here.").unwrap();
+    session.send_line("and now?").unwrap();
+    session.exp_string("Welcome back.").unwrap();
+    quit(session);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("session.json")).unwrap())
+            .unwrap();
+    let resumed = saved["messages"].as_array().unwrap();
+    assert_eq!(resumed[..messages.len()], messages[..]);
+    assert_eq!(resumed.last().unwrap()["text"], "Welcome back.");
+}
+
+/// Ctrl-C twice at an empty prompt ends the chat (exit 0).
+#[test]
+fn two_ctrl_c_at_the_prompt_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("helper/skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greet.\n---\nSay hello.\n",
+    );
+    let mut session = chat(dir.path(), "[]");
+    session.exp_string("> ").unwrap();
+    session.send_control('c').unwrap();
+    session
+        .exp_string("(Ctrl-C again or /quit to leave)")
+        .unwrap();
+    session.send_control('c').unwrap();
+    session.exp_eof().unwrap();
+    match session.process.wait().unwrap() {
+        WaitStatus::Exited(_, code) => assert_eq!(code, 0),
+        other => panic!("skillkit chat ended with {other:?}"),
+    }
+}

@@ -1,0 +1,326 @@
+//! `skillkit run` and `skillkit show`, through the real binary: a model
+//! script (`--model scripted://FILE`), the offline model, a local model
+//! server reached through `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`, and the
+//! one-line errors.
+
+#[path = "../../tests/llm_support.rs"]
+mod llm_support;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// An agent folder: `helper/AGENT.md` and the skill `helper:greet`, plus a
+/// model script; the binary run with a cache and a home of its own and no
+/// model settings from the environment.
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            &dir.path().join("helper/AGENT.md"),
+            "---\nname: helper\ndescription: Greets people.\n---\nYou greet people.\n",
+        );
+        write(
+            &dir.path().join("helper/skills/greet/SKILL.md"),
+            "---\nname: greet\ndescription: Greet someone by name.\nlicense: MIT\n---\nSay hello to $ARGUMENTS.\n",
+        );
+        write(&dir.path().join("helper/skills/greet/phrases.txt"), "Hi\n");
+        Fixture { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn script(&self, json: &str) -> String {
+        let file = self.path("script.json");
+        write(&file, json);
+        format!("scripted://{}", file.display())
+    }
+
+    fn skillkit(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_skillkit"));
+        command
+            .current_dir(self.dir.path())
+            .env("HOME", self.path("home"))
+            .env("SKILLKIT_CACHE_DIR", self.path("cache"))
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("SKILLKIT_MODEL");
+        command
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const GREETING: &str = r#"[
+    {"tool_calls": [{"name": "activate_skill", "input": {"name": "helper:greet", "arguments": "Ada"}}]},
+    {"text": "Hello, Ada!"}
+]"#;
+
+#[test]
+fn run_prints_the_answer_on_stdout_and_tool_calls_on_stderr() {
+    let fixture = Fixture::new();
+    let model = fixture.script(GREETING);
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "Greet Ada", "--model", &model])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "Hello, Ada!\n");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(r#"-> activate_skill {"arguments":"Ada","name":"helper:greet"}"#),
+        "{stderr}"
+    );
+    // The skill was rendered with its arguments for the model.
+    assert!(
+        stderr.contains(
+            "<- activate_skill ok: <skill_content name=\"helper:greet\"> Say hello to Ada."
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn run_json_prints_the_events_as_json_lines() {
+    let fixture = Fixture::new();
+    let model = fixture.script(GREETING);
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "Greet Ada", "--json", "--model", &model])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let events: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"tool_call_complete"), "{types:?}");
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["name"], "activate_skill");
+    assert_eq!(result["is_error"], false);
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "finished");
+    assert_eq!(last["text"], "Hello, Ada!");
+    assert_eq!(last["agent"], serde_json::json!([]));
+}
+
+/// A tool that runs code (here `github:list`) asks first; with no terminal
+/// to ask, `run` denies it and says how to allow it; `--allow` lets it run.
+#[test]
+fn run_asks_before_tools_and_allow_lets_them_run() {
+    let fixture = Fixture::new();
+    let script = r#"[
+        {"tool_calls": [{"name": "github_list"}]},
+        {"text": "Listed."}
+    ]"#;
+    let model = fixture.script(script);
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "What is imported?", "--model", &model])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("allow github:list {}? [y/n]"), "{stderr}");
+    assert!(stderr.contains("<- github:list error:"), "{stderr}");
+    assert!(stderr.contains("--allow NAME"), "{stderr}");
+
+    let model = fixture.script(script);
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "What is imported?", "--model", &model])
+        .args(["--allow", "github:*"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("<- github:list ok:"), "{stderr}");
+    assert_eq!(text(&out.stdout), "Listed.\n");
+}
+
+#[test]
+fn without_a_key_run_is_offline_and_says_so() {
+    let fixture = Fixture::new();
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "Hello there"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("offline: no API key for anthropic://"),
+        "{out:?}"
+    );
+    assert!(text(&out.stderr).contains("set ANTHROPIC_API_KEY"));
+    assert_eq!(text(&out.stdout), "(offline) You said: Hello there\n");
+}
+
+#[test]
+fn errors_are_one_line_saying_what_to_do() {
+    let fixture = Fixture::new();
+    let cases: [(&[&str], i32, &str); 4] = [
+        (
+            &["run", "helper", "hi", "--model", "mistral://large"],
+            1,
+            "unknown model scheme `mistral`",
+        ),
+        (
+            &[
+                "run",
+                "helper",
+                "hi",
+                "--model",
+                "anthropic://claude-sonnet-4-6",
+            ],
+            1,
+            "set ANTHROPIC_API_KEY",
+        ),
+        (
+            &["run", "no-such-dir", "hi"],
+            2,
+            "no-such-dir: cannot read it",
+        ),
+        (
+            &["show", "nothing-like-it", "helper"],
+            1,
+            "no skill `nothing-like-it`; `skillkit list` shows the skills",
+        ),
+    ];
+    for (args, code, message) in cases {
+        let out = fixture.skillkit().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {out:?}");
+        let stderr = text(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_bad_model_script_is_named() {
+    let fixture = Fixture::new();
+    let model = fixture.script(r#"[{"txt": "typo"}]"#);
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "hi", "--model", &model])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("not a model script: unknown field `txt`"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn show_prints_fields_location_files_and_body() {
+    let fixture = Fixture::new();
+    // By bare name, in the kit given.
+    let out = fixture
+        .skillkit()
+        .args(["show", "greet", "helper"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let shown = text(&out.stdout);
+    let location = std::fs::canonicalize(fixture.path("helper/skills/greet/SKILL.md")).unwrap();
+    let expected = format!(
+        "name: helper:greet\ndescription: Greet someone by name.\nlicense: MIT\n\
+         location: {}\nfiles:\n  phrases.txt\n\nSay hello to $ARGUMENTS.\n",
+        location.display()
+    );
+    assert_eq!(shown, expected);
+    // By full name, from the standard locations.
+    write(
+        &fixture.path(".claude/skills/notes/SKILL.md"),
+        "---\nname: notes\ndescription: Take notes.\n---\nWrite it down.\n",
+    );
+    let out = fixture
+        .skillkit()
+        .args(["show", "skills:notes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(text(&out.stdout).ends_with("\nWrite it down.\n"), "{out:?}");
+}
+
+/// The adapters' base URLs follow `ANTHROPIC_BASE_URL` and `OPENAI_BASE_URL`,
+/// as the official SDKs do: the answer comes from a model server on
+/// 127.0.0.1.
+#[test]
+fn base_url_variables_reach_a_local_model_server() {
+    let fixture = Fixture::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/llm");
+    let cases = [
+        (
+            "anthropic",
+            "ANTHROPIC",
+            "anthropic://claude-sonnet-4-6",
+            "",
+        ),
+        ("openai", "OPENAI", "openai://gpt-4o-mini", "/v1"),
+    ];
+    for (vendor, prefix, model, path) in cases {
+        let sse = std::fs::read(format!("{fixtures}/{vendor}/text.sse")).unwrap();
+        let server = runtime.block_on(llm_support::Server::start(vec![llm_support::Reply::sse(
+            sse,
+        )]));
+        let out = fixture
+            .skillkit()
+            .args(["run", "helper", "Bonjour ?", "--model", model])
+            .env(
+                format!("{prefix}_BASE_URL"),
+                format!("{}{path}", server.base_url),
+            )
+            .env(format!("{prefix}_API_KEY"), "test-key")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{vendor}: {out:?}");
+        assert!(
+            text(&out.stdout).starts_with("Bonjour, ça va ?"),
+            "{vendor}: {out:?}"
+        );
+        assert_eq!(server.received().len(), 1, "{vendor}");
+    }
+}
+
+/// Without a terminal, `chat` reads lines from stdin and ends quietly (exit
+/// 0) when it closes; the conversation is saved.
+#[test]
+fn chat_reads_piped_lines_and_ends_at_their_end() {
+    let fixture = Fixture::new();
+    let model = fixture.script(r#"[{"text": "First."}, {"text": "Second."}]"#);
+    let session = fixture.path("session.json");
+    let out = fixture
+        .skillkit()
+        .args(["chat", "helper", "--model", &model, "--resume"])
+        .arg(&session)
+        .write_stdin("one\ntwo\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let shown = text(&out.stdout);
+    assert!(shown.contains("First.\n"), "{shown}");
+    assert!(shown.contains("Second.\n"), "{shown}");
+    assert!(!text(&out.stderr).contains("panicked"), "{out:?}");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
+    assert_eq!(saved["messages"].as_array().unwrap().len(), 4);
+}
