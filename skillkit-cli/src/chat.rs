@@ -181,12 +181,16 @@ impl Chat<'_> {
         let snapshot = self.runtime.block_on(self.started.catalog.snapshot());
         match show::find(&snapshot, name) {
             Ok(skill) => {
-                out!("(using {})", skill.name);
-                Some(show::activation(
-                    &skill,
-                    arguments.trim(),
-                    self.started.agent.session_id(),
-                ))
+                match show::activation(&skill, arguments.trim(), self.started.agent.session_id()) {
+                    Ok(text) => {
+                        out!("(using {})", skill.name);
+                        Some(text)
+                    }
+                    Err(e) => {
+                        out!("{e}");
+                        None
+                    }
+                }
             }
             Err(_) => {
                 out!("no skill `{name}`; /skills lists them, /quit ends the chat");

@@ -55,7 +55,7 @@ pub fn run(global: &Global, name: &str, paths: &[PathBuf]) -> Result<(), Failure
         _ => out!("location: (not from a file)"),
     }
     out!("");
-    out!("{}", body(&skill).trim_end());
+    out!("{}", body(&skill)?.trim_end());
     Ok(())
 }
 
@@ -89,13 +89,23 @@ pub fn find(snapshot: &Snapshot, name: &str) -> Result<Arc<Skill>, Failure> {
     }
 }
 
-/// The skill's body, as written.
-pub fn body(skill: &Skill) -> String {
-    skill.body.to_string()
+/// The skill's body, as written: read from its file now, when it lives in
+/// one (a query reads only the frontmatter).
+pub fn body(skill: &Skill) -> Result<String, Failure> {
+    skill
+        .body
+        .read()
+        .map(|text| text.into_owned())
+        .map_err(Failure::failed)
 }
 
-/// The skill's body rendered for an activation with `arguments`.
-pub fn activation(skill: &Skill, arguments: &str, session_id: &str) -> String {
+/// The skill's body rendered for an activation with `arguments` (read from
+/// its file now, when it lives in one).
+pub fn activation(
+    skill: &Skill,
+    arguments: &str,
+    session_id: &str,
+) -> Result<String, skillkit::BodyError> {
     skill.render(arguments, Some(session_id))
 }
 
