@@ -254,7 +254,7 @@ impl SqlBuilder {
     /// ```
     pub fn build(self) -> Result<Sql, SqlError> {
         let url = self.url.trim();
-        let bad_url = || SqlError::Url(url.to_owned());
+        let bad_url = || SqlError::Url(without_credentials(url));
         let (pool, database) = if url.starts_with("sqlite:") {
             let connect = sqlx::sqlite::SqliteConnectOptions::from_str(url)
                 .map_err(|_| bad_url())?
@@ -501,6 +501,17 @@ impl Sql {
             })
         })
         .await
+    }
+}
+
+/// `url` with any `user:password@` part cut out, fit for messages.
+fn without_credentials(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
     }
 }
 
