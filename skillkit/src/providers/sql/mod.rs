@@ -44,7 +44,7 @@ mod store;
 
 use std::borrow::Cow;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use cache::Rows;
@@ -127,7 +127,8 @@ impl From<SqlError> for ProviderError {
 /// `sqlite::memory:` (private to this handle), `postgres://…` (with the
 /// `postgres` feature). Nothing connects until the first query or write,
 /// which also creates the tables; so a catalog starts even while the
-/// database is down.
+/// database is down. The connections belong to the Tokio runtime of that
+/// first call: use a handle within one runtime.
 ///
 /// Writes ([`put_skill`](Sql::put_skill), [`delete_skill`](Sql::delete_skill),
 /// [`put_agent`](Sql::put_agent), [`put_kit`](Sql::put_kit),
@@ -154,7 +155,10 @@ pub struct Sql {
 }
 
 struct Inner {
-    pool: Pool,
+    /// The connections, made at the first query or write (sqlx's pool needs
+    /// to run inside a Tokio runtime, which `Sql::open` does not).
+    pool: OnceLock<Pool>,
+    connect: Connect,
     /// The URL without credentials: `sql:<url>` names the provider.
     database: String,
     label: String,
@@ -189,6 +193,9 @@ enum Pool {
     #[cfg(feature = "postgres")]
     Postgres(sqlx::PgPool),
 }
+
+/// Makes the pool (see [`Inner::pool`]).
+type Connect = Box<dyn Fn() -> Pool + Send + Sync>;
 
 /// Runs `$body` with `$p` bound to the concrete pool. The body is compiled
 /// once per backend, so each query is written once and type-checked against
@@ -255,7 +262,7 @@ impl SqlBuilder {
     pub fn build(self) -> Result<Sql, SqlError> {
         let url = self.url.trim();
         let bad_url = || SqlError::Url(without_credentials(url));
-        let (pool, database) = if url.starts_with("sqlite:") {
+        let (connect, database) = if url.starts_with("sqlite:") {
             let connect = sqlx::sqlite::SqliteConnectOptions::from_str(url)
                 .map_err(|_| bad_url())?
                 .create_if_missing(true)
@@ -274,7 +281,8 @@ impl SqlBuilder {
                 false => options,
             };
             let database = url.split('?').next().unwrap_or(url).to_owned();
-            (Pool::Sqlite(options.connect_lazy_with(connect)), database)
+            let pool = move || Pool::Sqlite(options.clone().connect_lazy_with(connect.clone()));
+            (Box::new(pool) as Connect, database)
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             postgres(url, &self).ok_or_else(bad_url)?
         } else {
@@ -282,7 +290,8 @@ impl SqlBuilder {
         };
         Ok(Sql {
             inner: Arc::new(Inner {
-                pool,
+                pool: OnceLock::new(),
+                connect,
                 label: format!("sql:{database}"),
                 database,
                 timeout: self.timeout,
@@ -316,7 +325,7 @@ impl SqlBuilder {
 /// A PostgreSQL pool and its name without credentials; `None` for a bad URL
 /// (or a build without the `postgres` feature).
 #[cfg(feature = "postgres")]
-fn postgres(url: &str, builder: &SqlBuilder) -> Option<(Pool, String)> {
+fn postgres(url: &str, builder: &SqlBuilder) -> Option<(Connect, String)> {
     let timeout = builder.timeout;
     let connect = sqlx::postgres::PgConnectOptions::from_str(url)
         .ok()?
@@ -328,12 +337,13 @@ fn postgres(url: &str, builder: &SqlBuilder) -> Option<(Pool, String)> {
         connect.get_port(),
         connect.get_database().unwrap_or_default()
     );
-    let pool = builder.pool_options().connect_lazy_with(connect);
-    Some((Pool::Postgres(pool), database))
+    let options = builder.pool_options();
+    let pool = move || Pool::Postgres(options.clone().connect_lazy_with(connect.clone()));
+    Some((Box::new(pool), database))
 }
 
 #[cfg(not(feature = "postgres"))]
-fn postgres(_: &str, _: &SqlBuilder) -> Option<(Pool, String)> {
+fn postgres(_: &str, _: &SqlBuilder) -> Option<(Connect, String)> {
     None
 }
 
@@ -375,9 +385,14 @@ impl Sql {
     pub async fn revision(&self) -> Result<i64, SqlError> {
         self.ready().await?;
         self.timed(async {
-            on_pool!(&self.inner.pool, p => sqlx::query_scalar(schema::REVISION).fetch_one(p).await)
+            on_pool!(self.pool(), p => sqlx::query_scalar(schema::REVISION).fetch_one(p).await)
         })
         .await
+    }
+
+    /// The connections (made now if this is the first use).
+    fn pool(&self) -> &Pool {
+        self.inner.pool.get_or_init(|| (self.inner.connect)())
     }
 
     /// Runs `work` within the timeout, naming the database in its error.
@@ -421,7 +436,7 @@ impl Sql {
 
     async fn migrate(&self) -> Result<(), SqlError> {
         let database = self.inner.database.clone();
-        let run = async { on_pool!(&self.inner.pool, p => schema::migrator(p).run(p).await) };
+        let run = async { on_pool!(self.pool(), p => schema::migrator(p).run(p).await) };
         match tokio::time::timeout(self.inner.timeout, run).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(sqlx::migrate::MigrateError::Execute(source))) if is_unreachable(&source) => {
@@ -483,7 +498,7 @@ impl Sql {
     /// snapshot.
     async fn changes(&self, since: i64) -> Result<(i64, Vec<SkillRow>, Vec<AgentRow>), SqlError> {
         self.timed(async {
-            on_pool!(&self.inner.pool, p => {
+            on_pool!(self.pool(), p => {
                 let mut tx = p.begin_with(schema::snapshot(p)).await?;
                 let now: i64 = sqlx::query_scalar(schema::REVISION).fetch_one(&mut *tx).await?;
                 let skills = sqlx::query_as(schema::SKILLS_SINCE)

@@ -239,7 +239,7 @@ impl Sql {
     async fn write(&self, ops: Vec<Op>) -> Result<Option<i64>, SqlError> {
         self.ready().await?;
         self.timed(async {
-            on_pool!(&self.inner.pool, p => {
+            on_pool!(self.pool(), p => {
                 let mut tx = p.begin().await?;
                 let revision: i64 = sqlx::query_scalar(schema::BUMP).fetch_one(&mut *tx).await?;
                 let mut changed = 0;
