@@ -55,9 +55,17 @@ use crate::provider::{KitProvider, ProviderError};
 
 /// How long one query or write may take, by default (less than the catalog's
 /// own limit, so the provider reports first, saying what happened).
+///
+/// ```
+/// assert!(skillkit::providers::sql::DEFAULT_TIMEOUT < skillkit::catalog::DEFAULT_TIMEOUT);
+/// ```
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How many connections a provider opens at most, by default.
+///
+/// ```
+/// assert_eq!(skillkit::providers::sql::DEFAULT_MAX_CONNECTIONS, 5);
+/// ```
 pub const DEFAULT_MAX_CONNECTIONS: u32 = 5;
 
 /// How long a connection may sit idle and still be used without a ping.
