@@ -76,7 +76,7 @@ fn backend(c: &mut Criterion, runtime: &tokio::runtime::Runtime, label: &str, ur
         });
         let floor = runtime.block_on(select_revision(url));
         group.bench_function(BenchmarkId::new("floor_select_revision", n), |b| {
-            b.to_async(runtime).iter(|| floor())
+            b.to_async(runtime).iter(&floor)
         });
 
         let reader = Sql::open(url).expect("url");
