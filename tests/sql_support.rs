@@ -374,7 +374,13 @@ pub async fn load(url: &str, readers: usize) {
     let queries = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::new();
     for _ in 0..readers {
-        let sql = Sql::builder(url).max_connections(1).build().unwrap();
+        // A generous limit: 50 pools starting at once queue on the schema
+        // check (PostgreSQL's migration lock) on a loaded 2-core machine.
+        let sql = Sql::builder(url)
+            .max_connections(1)
+            .timeout(std::time::Duration::from_secs(60))
+            .build()
+            .unwrap();
         let catalog = Catalog::builder().provider(sql).build();
         let (done, queries, states) = (done.clone(), queries.clone(), states.clone());
         tasks.push(tokio::spawn(async move {
