@@ -48,6 +48,8 @@ pub use embed::EmbeddedKit;
 pub use kit::Kit;
 pub use llm::ToolDefinition;
 pub use provider::{KitProvider, ProviderError};
+#[cfg(feature = "sql")]
+pub use providers::Sql;
 pub use providers::{GitHub, Local, Memory};
 pub use skill::{Arguments, Body, BodyError, Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].

@@ -53,20 +53,67 @@ impl ProviderError {
 /// default. A [`Catalog`](crate::Catalog) asks every provider on every query, so
 /// answer with what the source holds now.
 ///
-/// ```
-/// use skillkit::{Kit, KitProvider, ProviderError, Skill};
+/// Writing your own: a provider over your application's database, which
+/// keeps skills as rows (SkillKit ships one such provider, `skillkit::Sql`,
+/// with the `sql` feature). Every query reads the rows; an error is returned,
+/// and the catalog logs it and serves its other providers.
 ///
-/// struct Greetings;
+/// ```
+/// use skillkit::{Catalog, Kit, KitProvider, ProviderError, Skill};
+///
+/// /// A row of the application's own `skill_records` table.
+/// struct SkillRecord {
+///     slug: String,
+///     description: String,
+///     body: String,
+/// }
+///
+/// /// The application's database handle (its queries, its connection pool).
+/// # #[derive(Default)]
+/// # struct Repo { records: std::sync::Mutex<Vec<(String, String, String)>>, down: std::sync::atomic::AtomicBool }
+/// # impl Repo {
+/// #     async fn all_skill_records(&self) -> Result<Vec<SkillRecord>, std::io::Error> {
+/// #         if self.down.load(std::sync::atomic::Ordering::Relaxed) { return Err(std::io::Error::other("database unreachable")); }
+/// #         Ok(self.records.lock().unwrap().iter().map(|(slug, description, body)| SkillRecord { slug: slug.clone(), description: description.clone(), body: body.clone() }).collect())
+/// #     }
+/// #     fn insert(&self, slug: &str, description: &str, body: &str) { self.records.lock().unwrap().push((slug.into(), description.into(), body.into())); }
+/// # }
+///
+/// struct DatabaseProvider {
+///     repo: std::sync::Arc<Repo>,
+/// }
 ///
 /// #[skillkit::async_trait]
-/// impl KitProvider for Greetings {
-///     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-///         Ok(vec![Kit::new("greet").with_skill(Skill::new("greet:hello", "Say hello."))])
+/// impl KitProvider for DatabaseProvider {
+///     fn name(&self) -> std::borrow::Cow<'_, str> {
+///         "database".into()
 ///     }
+///
+///     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+///         let records = self.repo.all_skill_records().await.map_err(ProviderError::other)?;
+///         let kit = records
+///             .into_iter()
+///             .fold(Kit::new("db"), |kit, record| kit.with_skill(to_skill(record)));
+///         Ok(vec![kit])
+///     }
+///     // `get_kit` is not written: the default searches `list_kits`.
 /// }
+///
+/// fn to_skill(record: SkillRecord) -> Skill {
+///     Skill::new(format!("db:{}", record.slug), record.description).with_body(record.body)
+/// }
+///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let kit = Greetings.get_kit("greet").await.unwrap().unwrap();
-/// assert_eq!(kit.skills.len(), 1);
+/// let repo = std::sync::Arc::new(Repo::default());
+/// let catalog = Catalog::builder()
+///     .provider(DatabaseProvider { repo: repo.clone() })
+///     .build();
+/// repo.insert("greet", "Say hello.", "Say hello to $ARGUMENTS.");
+/// let greet = catalog.get_skill("db:greet").await.unwrap(); // the next query sees the row
+/// assert_eq!(greet.render("Ada", None).unwrap(), "Say hello to Ada.");
+/// # repo.down.store(true, std::sync::atomic::Ordering::Relaxed);
+/// # assert!(catalog.get_skill("db:greet").await.is_none());
+/// # assert!(catalog.diagnostics()[0].message.contains("database unreachable"));
 /// # });
 /// ```
 #[diagnostic::on_unimplemented(

@@ -1,0 +1,563 @@
+//! [`Sql`]: skills and agents kept as rows of a SQL database, one store
+//! shared by every catalog that reads it, fresh on every query and cheap.
+//!
+//! SQLite (a file, or in memory; compiled in, no server) with the `sql`
+//! feature; PostgreSQL too, for agents on many machines, with the `postgres`
+//! feature. The schema is created by embedded migrations on first use.
+//!
+//! **Fresh and cheap.** Every write bumps a revision counter (in the same
+//! transaction) and stamps the rows it touches with the new value. Every query
+//! first reads the counter (one row, by its primary key): unchanged, and the
+//! kits already built are the answer; changed, and only the rows stamped after
+//! the revision held are read, in one snapshot, so every answer is exactly one
+//! revision of the store. A write by another process is seen by the very next
+//! query. Write through [`Sql`]'s methods (or bump the counter and stamp the
+//! rows yourself, as they do): the revision is what readers go by.
+//!
+//! **Faults.** A database that is down, a query that takes longer than the
+//! [timeout](SqlBuilder::timeout): the query fails with an [`SqlError`], which
+//! a [`Catalog`](crate::Catalog) logs before serving its other providers; the
+//! next query tries again, on fresh connections. A row that cannot be served
+//! (a bad name, broken JSON, a pasted `SKILL.md` with broken frontmatter) is
+//! skipped with a [`Diagnostic`](skillkit_parser::Diagnostic) that names the row
+//! (`skillkit_skills/<kit>/<name>`), kept in its kit's
+//! [`diagnostics`](crate::Kit::diagnostics).
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use skillkit::{Catalog, Skill, Sql};
+//!
+//! let sql = Sql::open("sqlite::memory:").unwrap();
+//! let catalog = Catalog::builder().provider(sql.clone()).build();
+//! sql.put_skill("greet", &Skill::new("hello", "Say hello.").with_body("Hello, $ARGUMENTS!"))
+//!     .await
+//!     .unwrap();
+//! let skill = catalog.get_skill("greet:hello").await.unwrap();
+//! assert_eq!(skill.description, "Say hello.");
+//! # });
+//! ```
+
+mod cache;
+mod rows;
+mod schema;
+mod store;
+
+use std::borrow::Cow;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use cache::Rows;
+use rows::{AgentRow, SkillRow};
+
+use crate::kit::Kit;
+use crate::provider::{KitProvider, ProviderError};
+
+/// How long one query or write may take, by default (less than the catalog's
+/// own limit, so the provider reports first, saying what happened).
+///
+/// ```
+/// assert!(skillkit::providers::sql::DEFAULT_TIMEOUT < skillkit::catalog::DEFAULT_TIMEOUT);
+/// ```
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many connections a provider opens at most, by default.
+///
+/// ```
+/// assert_eq!(skillkit::providers::sql::DEFAULT_MAX_CONNECTIONS, 5);
+/// ```
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 5;
+
+/// How long a connection may sit idle and still be used without a ping.
+const TRUSTED_IDLE: Duration = Duration::from_secs(1);
+
+/// Why the SQL provider could not read or write.
+///
+/// ```
+/// let err = skillkit::Sql::open("mysql://db/skills").unwrap_err();
+/// assert!(err.to_string().contains("sqlite://"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SqlError {
+    /// The URL names no database SkillKit can open.
+    #[error(
+        "`{0}` is not a database URL SkillKit can open; use `sqlite://<file>`, `sqlite::memory:` \
+         or `postgres://<user>@<host>/<database>` (with the `postgres` feature)"
+    )]
+    Url(String),
+    /// The database failed or could not be reached.
+    #[error("database `{database}`: {source}; check that it is up and reachable")]
+    Database {
+        /// The database (its URL without credentials).
+        database: String,
+        /// What sqlx reported.
+        source: sqlx::Error,
+    },
+    /// The schema could not be created or brought up to date.
+    #[error("database `{database}`: creating SkillKit's tables failed: {source}")]
+    Migrate {
+        /// The database (its URL without credentials).
+        database: String,
+        /// What the migration reported.
+        source: sqlx::migrate::MigrateError,
+    },
+    /// The database did not answer in time.
+    #[error(
+        "database `{database}` did not answer within {timeout:?}; it may be down, overloaded or \
+         locked (the limit is `Sql::builder(…).timeout(…)`)"
+    )]
+    Timeout {
+        /// The database (its URL without credentials).
+        database: String,
+        /// The limit.
+        timeout: Duration,
+    },
+    /// A write was refused: a name breaks the naming rule, a field is missing.
+    #[error("{0}")]
+    Refused(String),
+    /// The kit directory to import could not be read.
+    #[error(transparent)]
+    Import(ProviderError),
+}
+
+impl From<SqlError> for ProviderError {
+    fn from(error: SqlError) -> Self {
+        ProviderError::other(error)
+    }
+}
+
+/// Skills and agents as rows of a SQLite or PostgreSQL database, served as
+/// kits (rows grouped by their `kit` column). A cheap, cloneable handle: clones
+/// share the connections and what was read.
+///
+/// [`Sql::open`] takes a URL: `sqlite://skills.db` (created if missing),
+/// `sqlite::memory:` (private to this handle), `postgres://…` (with the
+/// `postgres` feature). Nothing connects until the first query or write,
+/// which also creates the tables; so a catalog starts even while the
+/// database is down. The connections belong to the Tokio runtime of that
+/// first call: use a handle within one runtime.
+///
+/// Writes ([`put_skill`](Sql::put_skill), [`delete_skill`](Sql::delete_skill),
+/// [`put_agent`](Sql::put_agent), [`put_kit`](Sql::put_kit),
+/// [`import`](Sql::import), …) each run in one transaction and return the
+/// revision they made; every catalog reading the database, in this process
+/// or another, sees them on its next query.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::{KitProvider, Skill, Sql};
+/// # let dir = tempfile::tempdir().unwrap();
+/// let url = format!("sqlite://{}", dir.path().join("skills.db").display());
+///
+/// let writer = Sql::open(&url).unwrap();
+/// let reader = Sql::open(&url).unwrap(); // another pool, as another process would have
+/// writer.put_skill("files", &Skill::new("read", "Read a file.")).await.unwrap();
+/// let kits = reader.list_kits().await.unwrap();
+/// assert_eq!(kits[0].skills[0].name, "files:read");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Sql {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The connections, made at the first query or write (sqlx's pool needs
+    /// to run inside a Tokio runtime, which `Sql::open` does not).
+    pool: OnceLock<Pool>,
+    connect: Connect,
+    /// The URL without credentials: `sql:<url>` names the provider.
+    database: String,
+    label: String,
+    timeout: Duration,
+    migrated: tokio::sync::OnceCell<()>,
+    /// The last answer: the kits of one revision.
+    answer: Mutex<Arc<Answer>>,
+    /// The rows read so far; held by the query that reads changes.
+    rows: tokio::sync::Mutex<Rows>,
+}
+
+#[derive(Default)]
+struct Answer {
+    /// `None` before the first read.
+    revision: Option<i64>,
+    kits: Vec<Kit>,
+}
+
+impl std::fmt::Debug for Sql {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sql")
+            .field("database", &self.inner.database)
+            .field("timeout", &self.inner.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The connections: one concrete sqlx pool per backend (see [`on_pool!`]).
+#[derive(Clone)]
+enum Pool {
+    Sqlite(sqlx::SqlitePool),
+    #[cfg(feature = "postgres")]
+    Postgres(sqlx::PgPool),
+}
+
+/// Makes the pool (see [`Inner::pool`]).
+type Connect = Box<dyn Fn() -> Pool + Send + Sync>;
+
+/// Runs `$body` with `$p` bound to the concrete pool. The body is compiled
+/// once per backend, so each query is written once and type-checked against
+/// each driver, with no trait bounds to spell out and no dynamic `Any` layer
+/// (whose value conversions and URL-only options the SQLite-specific settings
+/// would not survive).
+macro_rules! on_pool {
+    ($pool:expr, $p:ident => $body:expr) => {
+        match $pool {
+            Pool::Sqlite($p) => $body,
+            #[cfg(feature = "postgres")]
+            Pool::Postgres($p) => $body,
+        }
+    };
+}
+use on_pool;
+
+/// Configures an [`Sql`] provider; [`Sql::builder`] starts one.
+///
+/// ```
+/// let sql = skillkit::Sql::builder("sqlite::memory:")
+///     .timeout(std::time::Duration::from_secs(2))
+///     .max_connections(2)
+///     .build()
+///     .unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct SqlBuilder {
+    url: String,
+    timeout: Duration,
+    max_connections: u32,
+}
+
+impl SqlBuilder {
+    /// How long one query or write may take, connecting included
+    /// ([`DEFAULT_TIMEOUT`] unless set). PostgreSQL also cancels a statement
+    /// that runs longer, on the server.
+    ///
+    /// ```
+    /// let builder = skillkit::Sql::builder("sqlite::memory:").timeout(std::time::Duration::from_millis(500));
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The most connections to open ([`DEFAULT_MAX_CONNECTIONS`] unless set;
+    /// an in-memory SQLite database always has one).
+    ///
+    /// ```
+    /// let builder = skillkit::Sql::builder("sqlite::memory:").max_connections(1);
+    /// ```
+    pub fn max_connections(mut self, max: u32) -> Self {
+        self.max_connections = max.max(1);
+        self
+    }
+
+    /// The provider. Fails only on a URL it cannot use; nothing connects yet.
+    ///
+    /// ```
+    /// assert!(skillkit::Sql::builder("sqlite://skills.db").build().is_ok());
+    /// assert!(skillkit::Sql::builder("ftp://x").build().is_err());
+    /// ```
+    pub fn build(self) -> Result<Sql, SqlError> {
+        let url = self.url.trim();
+        let bad_url = || SqlError::Url(without_credentials(url));
+        let (connect, database) = if url.starts_with("sqlite:") {
+            let connect = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+                .map_err(|_| bad_url())?
+                .create_if_missing(true)
+                .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+                .synchronous(sqlx::sqlite::SqliteSynchronous::Normal)
+                .busy_timeout(self.timeout);
+            let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+            let options = self.pool_options();
+            // An in-memory database lives as long as a connection to it: keep one.
+            let options = match in_memory {
+                true => options
+                    .max_connections(1)
+                    .min_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None),
+                false => options,
+            };
+            let database = url.split('?').next().unwrap_or(url).to_owned();
+            let pool = move || Pool::Sqlite(options.clone().connect_lazy_with(connect.clone()));
+            (Box::new(pool) as Connect, database)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            postgres(url, &self).ok_or_else(bad_url)?
+        } else {
+            return Err(bad_url());
+        };
+        Ok(Sql {
+            inner: Arc::new(Inner {
+                pool: OnceLock::new(),
+                connect,
+                label: format!("sql:{database}"),
+                database,
+                timeout: self.timeout,
+                migrated: tokio::sync::OnceCell::new(),
+                answer: Mutex::new(Arc::default()),
+                rows: tokio::sync::Mutex::new(Rows::default()),
+            }),
+        })
+    }
+
+    /// The pool settings. A connection idle for a while is pinged before it
+    /// is used (one that died with its server is replaced, so the first
+    /// query after a restart succeeds); one used a moment ago is not, so a
+    /// query with nothing changed is one round trip, not two.
+    fn pool_options<DB: sqlx::Database>(&self) -> sqlx::pool::PoolOptions<DB> {
+        sqlx::pool::PoolOptions::new()
+            .max_connections(self.max_connections)
+            .acquire_timeout(self.timeout)
+            .test_before_acquire(false)
+            .before_acquire(|connection, meta| {
+                Box::pin(async move {
+                    if meta.idle_for < TRUSTED_IDLE {
+                        return Ok(true);
+                    }
+                    Ok(sqlx::Connection::ping(connection).await.is_ok())
+                })
+            })
+    }
+}
+
+/// A PostgreSQL pool and its name without credentials; `None` for a bad URL
+/// (or a build without the `postgres` feature).
+#[cfg(feature = "postgres")]
+fn postgres(url: &str, builder: &SqlBuilder) -> Option<(Connect, String)> {
+    let timeout = builder.timeout;
+    let connect = sqlx::postgres::PgConnectOptions::from_str(url)
+        .ok()?
+        .application_name("skillkit")
+        .options([("statement_timeout", format!("{}", timeout.as_millis()))]);
+    let database = format!(
+        "postgres://{}:{}/{}",
+        connect.get_host(),
+        connect.get_port(),
+        connect.get_database().unwrap_or_default()
+    );
+    let options = builder.pool_options();
+    let pool = move || Pool::Postgres(options.clone().connect_lazy_with(connect.clone()));
+    Some((Box::new(pool), database))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres(_: &str, _: &SqlBuilder) -> Option<(Connect, String)> {
+    None
+}
+
+impl Sql {
+    /// The provider for database `url` (see [`Sql`]), with the default
+    /// settings. Fails only on a URL it cannot use; nothing connects yet.
+    ///
+    /// ```
+    /// let sql = skillkit::Sql::open("sqlite://skills.db").unwrap();
+    /// assert_eq!(skillkit::KitProvider::name(&sql), "sql:sqlite://skills.db");
+    /// ```
+    pub fn open(url: impl AsRef<str>) -> Result<Sql, SqlError> {
+        Sql::builder(url).build()
+    }
+
+    /// A builder, to set the timeout or the number of connections.
+    ///
+    /// ```
+    /// let sql = skillkit::Sql::builder("sqlite::memory:").max_connections(1).build().unwrap();
+    /// ```
+    pub fn builder(url: impl AsRef<str>) -> SqlBuilder {
+        SqlBuilder {
+            url: url.as_ref().to_owned(),
+            timeout: DEFAULT_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
+    }
+
+    /// The store's revision now: bumped by every write, from any process.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let sql = skillkit::Sql::open("sqlite::memory:").unwrap();
+    /// let before = sql.revision().await.unwrap();
+    /// let after = sql.put_skill("k", &skillkit::Skill::new("a", "A.")).await.unwrap();
+    /// assert_eq!(after, before + 1);
+    /// # });
+    /// ```
+    pub async fn revision(&self) -> Result<i64, SqlError> {
+        self.ready().await?;
+        self.timed(async {
+            on_pool!(self.pool(), p => sqlx::query_scalar(schema::REVISION).fetch_one(p).await)
+        })
+        .await
+    }
+
+    /// The connections (made now if this is the first use).
+    fn pool(&self) -> &Pool {
+        self.inner.pool.get_or_init(|| (self.inner.connect)())
+    }
+
+    /// Runs `work` within the timeout, naming the database in its error.
+    async fn timed<T>(
+        &self,
+        work: impl Future<Output = Result<T, sqlx::Error>>,
+    ) -> Result<T, SqlError> {
+        let database = || self.inner.database.clone();
+        match tokio::time::timeout(self.inner.timeout, work).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(sqlx::Error::PoolTimedOut)) | Err(_) => Err(SqlError::Timeout {
+                database: database(),
+                timeout: self.inner.timeout,
+            }),
+            Ok(Err(source)) => Err(SqlError::Database {
+                database: database(),
+                source,
+            }),
+        }
+    }
+
+    /// Creates or updates the schema, once per handle (tried again on the
+    /// next call when it failed).
+    async fn ready(&self) -> Result<(), SqlError> {
+        self.inner
+            .migrated
+            .get_or_try_init(|| async {
+                let mut tries = 0;
+                loop {
+                    tries += 1;
+                    let run = self.migrate().await;
+                    match run {
+                        Err(SqlError::Migrate { .. }) if tries < schema::MIGRATION_TRIES => {}
+                        other => return other,
+                    }
+                }
+            })
+            .await
+            .copied()
+    }
+
+    async fn migrate(&self) -> Result<(), SqlError> {
+        let database = self.inner.database.clone();
+        let run = async { on_pool!(self.pool(), p => schema::migrator(p).run(p).await) };
+        match tokio::time::timeout(self.inner.timeout, run).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(sqlx::migrate::MigrateError::Execute(source))) if is_unreachable(&source) => {
+                Err(SqlError::Database { database, source })
+            }
+            Ok(Err(source)) => Err(SqlError::Migrate { database, source }),
+            Err(_) => Err(SqlError::Timeout {
+                database,
+                timeout: self.inner.timeout,
+            }),
+        }
+    }
+
+    /// The kits as of now: the answer already built when the revision is
+    /// unchanged, else the changed rows applied to it.
+    async fn kits(&self) -> Result<Arc<Answer>, SqlError> {
+        self.ready().await?;
+        let revision = self.revision().await?;
+        let held = self.answer();
+        if held.revision == Some(revision) {
+            return Ok(held);
+        }
+        let mut rows = self.inner.rows.lock().await;
+        let held = self.answer();
+        if held.revision == Some(revision) {
+            // Another query read the same changes while this one waited.
+            return Ok(held);
+        }
+        let (now, skills, agents) = self.changes(rows.revision).await?;
+        if now < rows.revision {
+            // The store was recreated: read it all again.
+            *rows = Rows::default();
+            let (now, skills, agents) = self.changes(0).await?;
+            rows.apply(&self.inner.label, now, skills, agents);
+        } else {
+            rows.apply(&self.inner.label, now, skills, agents);
+        }
+        let answer = Arc::new(Answer {
+            revision: Some(rows.revision),
+            kits: rows.kits(),
+        });
+        *self
+            .inner
+            .answer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = answer.clone();
+        Ok(answer)
+    }
+
+    fn answer(&self) -> Arc<Answer> {
+        self.inner
+            .answer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The revision now and the rows written after `since`, read in one
+    /// snapshot.
+    async fn changes(&self, since: i64) -> Result<(i64, Vec<SkillRow>, Vec<AgentRow>), SqlError> {
+        self.timed(async {
+            on_pool!(self.pool(), p => {
+                let mut tx = p.begin_with(schema::snapshot(p)).await?;
+                let now: i64 = sqlx::query_scalar(schema::REVISION).fetch_one(&mut *tx).await?;
+                let skills = sqlx::query_as(schema::SKILLS_SINCE)
+                    .bind(since)
+                    .bind(now)
+                    .fetch_all(&mut *tx)
+                    .await?;
+                let agents = sqlx::query_as(schema::AGENTS_SINCE)
+                    .bind(since)
+                    .bind(now)
+                    .fetch_all(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok((now, skills, agents))
+            })
+        })
+        .await
+    }
+}
+
+/// `url` with any `user:password@` part cut out, fit for messages.
+fn without_credentials(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// Whether `error` says the database could not be reached at all.
+fn is_unreachable(error: &sqlx::Error) -> bool {
+    matches!(
+        error,
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed
+    )
+}
+
+#[async_trait::async_trait]
+impl KitProvider for Sql {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.inner.label)
+    }
+
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        Ok(self.kits().await?.kits.clone())
+    }
+
+    async fn get_kit(&self, name: &str) -> Result<Option<Kit>, ProviderError> {
+        let answer = self.kits().await?;
+        Ok(answer.kits.iter().find(|kit| kit.name == name).cloned())
+    }
+}
