@@ -351,3 +351,44 @@ async fn skill_files_are_resources_listed_by_page() {
     assert!(read("skill://many/s007/SKILL.md").await.is_ok());
     client.cancel().await.unwrap();
 }
+
+/// A line that is not JSON-RPC is dropped (rmcp answers no -32700 for it)
+/// and the next request is answered.
+#[test]
+fn a_malformed_message_does_not_stop_the_server() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = kit();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .arg("serve")
+        .arg(dir.path().join("notes"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    writeln!(stdin, "{initialize}").unwrap();
+    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(answer["id"], 1);
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    writeln!(stdin, "this is not json").unwrap();
+    writeln!(stdin, "{{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ").unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    )
+    .unwrap();
+    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["result"]["tools"][0]["name"], "activate_skill");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
