@@ -12,6 +12,7 @@
 //! skillkit refresh [SOURCE]                  update imported sources to their ref's commit
 //! skillkit run AGENT_DIR "task" [--json]     one task: the answer on stdout
 //! skillkit chat AGENT_DIR [--resume FILE]    an interactive conversation
+//! skillkit serve [PATH...] [--github SOURCE]  the skills over MCP (stdio), for MCP clients
 //! ```
 
 mod agent;
@@ -21,6 +22,7 @@ mod github;
 mod list;
 mod output;
 mod run;
+mod serve;
 mod show;
 mod sources;
 mod validate;
@@ -197,6 +199,27 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         resume: Option<PathBuf>,
     },
+    /// Serve the skills over the Model Context Protocol on stdin/stdout, for
+    /// Claude Code, Cursor or any MCP client.
+    ///
+    /// Tools `list_skills`, `activate_skill` and `read_skill_file`, one prompt
+    /// per skill, and each skill's files as `skill://` resources, read afresh
+    /// on every request. Without PATH: the standard locations and the imported
+    /// kits, as `list` shows them. Configure it in a client as the command
+    /// `skillkit serve PATH...`. Exit 0: the client disconnected; 1: a
+    /// --github source cannot be imported, or the client broke the protocol;
+    /// 2: a PATH cannot be read.
+    Serve {
+        /// Kit directories (none: the standard locations and imported kits).
+        paths: Vec<PathBuf>,
+        /// Load every child directory of each PATH as a kit.
+        #[arg(long)]
+        each: bool,
+        /// Also serve this GitHub source (`owner/repo[/path][@ref]`),
+        /// imported into the cache first when it is not there (repeatable).
+        #[arg(long = "github", value_name = "SOURCE")]
+        github: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -223,6 +246,11 @@ fn main() -> ExitCode {
         Command::Refresh { source } => github::refresh(&global, source.as_deref()),
         Command::Run { agent, task, json } => run::run(&global, &agent, &task, json),
         Command::Chat { agent, resume } => chat::run(&global, &agent, resume),
+        Command::Serve {
+            paths,
+            each,
+            github,
+        } => serve::run(&global, &paths, each, &github),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

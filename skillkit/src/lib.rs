@@ -36,6 +36,8 @@ pub mod catalog;
 pub mod embed;
 pub mod kit;
 pub mod llm;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod prompt;
 pub mod provider;
 pub mod providers;

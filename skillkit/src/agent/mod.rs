@@ -85,6 +85,16 @@ pub use options::{
 };
 pub use toolset::ACTIVATE_SKILL;
 
+// What the MCP server shares with the agent runtime: the text `activate_skill`
+// returns, the files listed beside a skill, wire-safe tool names and the check
+// of a tool call's input against its schema.
+#[cfg(feature = "mcp")]
+pub(crate) use names::WireNames;
+#[cfg(feature = "mcp")]
+pub(crate) use schema::check as check_input;
+#[cfg(feature = "mcp")]
+pub(crate) use toolset::{files_beside, skill_content};
+
 use handle::Shared;
 use run::{AgentRun, Model, Outcome, Runtime};
 

@@ -239,7 +239,7 @@ pub(crate) fn skill_content(
 
 /// The files under `dir` other than `SKILL.md`, relative, sorted; hidden
 /// entries skipped; at most [`MAX_LISTED_FILES`].
-fn files_beside(dir: &Path) -> Vec<String> {
+pub(crate) fn files_beside(dir: &Path) -> Vec<String> {
     fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<String>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;

@@ -1,0 +1,394 @@
+//! `skillkit serve`: rmcp's client over stdio against the real binary, on
+//! kit folders in temp dirs. Every bad request is answered with an error
+//! saying what to do, and the server answers the next request.
+
+use std::path::Path;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ErrorCode, GetPromptRequestParams,
+    PaginatedRequestParams, ReadResourceRequestParams, ResourceContents,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{ServiceError, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A kit `notes` with two skills, files beside one of them, a file outside
+/// the skills and a symlink to it from inside one.
+fn kit() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    let search = notes.join("skills/search");
+    write(
+        &search.join("SKILL.md"),
+        "---\nname: search\ndescription: Search the notes.\n---\nSearch the notes for $ARGUMENTS.\n",
+    );
+    write(&search.join("scripts/find.sh"), "echo find\n");
+    write(&search.join("data.bin"), [0x00, 0xff, 0x10]);
+    write(
+        &notes.join("skills/tidy/SKILL.md"),
+        "---\nname: tidy\ndescription: Tidy the notes.\n---\nTidy up.\n",
+    );
+    write(&notes.join("secret.txt"), "do not serve me");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(notes.join("secret.txt"), search.join("escape.txt")).unwrap();
+    dir
+}
+
+async fn serve(args: &[&Path]) -> Client {
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillkit")).configure(|c| {
+        c.arg("serve").args(args);
+    });
+    ().serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .expect("skillkit serve answers the handshake")
+}
+
+async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+    let mut request = CallToolRequestParams::new(tool.to_owned());
+    request.arguments = arguments.as_object().cloned();
+    client.call_tool(request).await.expect("a tool result")
+}
+
+fn text(result: &CallToolResult) -> &str {
+    &result.content[0].as_text().expect("text content").text
+}
+
+/// The text of a tool result that is an error.
+fn failure(result: &CallToolResult) -> &str {
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    text(result)
+}
+
+/// The message of a protocol error.
+fn protocol_error<T: std::fmt::Debug>(result: Result<T, ServiceError>) -> (ErrorCode, String) {
+    match result {
+        Err(ServiceError::McpError(e)) => (e.code, e.message.to_string()),
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn tools_list_activate_read_and_refuse_bad_calls() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    let client = serve(&[&notes]).await;
+
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "skillkit");
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(tools, ["activate_skill", "list_skills", "read_skill_file"]);
+
+    let listed: Value =
+        serde_json::from_str(text(&call(&client, "list_skills", json!({})).await)).unwrap();
+    assert_eq!(
+        listed,
+        json!([
+            {"name": "notes:search", "description": "Search the notes."},
+            {"name": "notes:tidy", "description": "Tidy the notes."}
+        ])
+    );
+
+    let activated = call(
+        &client,
+        "activate_skill",
+        json!({"name": "notes:search", "arguments": "rust"}),
+    )
+    .await;
+    assert_eq!(activated.is_error, Some(false));
+    let body = text(&activated);
+    assert!(
+        body.starts_with("<skill_content name=\"notes:search\">\nSearch the notes for rust.\n"),
+        "{body}"
+    );
+    assert!(body.contains("- scripts/find.sh"), "{body}");
+    assert!(body.ends_with("</skill_content>"), "{body}");
+
+    let file = call(
+        &client,
+        "read_skill_file",
+        json!({"name": "notes:search", "path": "scripts/find.sh"}),
+    )
+    .await;
+    assert_eq!(text(&file), "echo find\n");
+
+    // Bad calls: tool results with isError, saying what to do.
+    let unknown = call(&client, "activate_skill", json!({"name": "notes:nope"})).await;
+    assert!(failure(&unknown).contains("there is no skill `notes:nope`; call list_skills"));
+    let missing = call(&client, "activate_skill", json!({})).await;
+    assert!(failure(&missing).contains("needs `name`"));
+    let malformed = call(&client, "activate_skill", json!({"name": 7})).await;
+    assert!(failure(&malformed).contains("`name` must be a string, not a number"));
+    let malformed = call(
+        &client,
+        "activate_skill",
+        json!({"name": "notes:search", "arguments": ["a"]}),
+    )
+    .await;
+    assert!(failure(&malformed).contains("`arguments` must be a string"));
+    let no_path = call(&client, "read_skill_file", json!({"name": "notes:search"})).await;
+    assert!(failure(&no_path).contains("needs `path`"));
+    let outside = call(
+        &client,
+        "read_skill_file",
+        json!({"name": "notes:search", "path": "../../secret.txt"}),
+    )
+    .await;
+    assert!(failure(&outside).contains("leads outside the skill's folder"));
+    let secret = notes.join("secret.txt");
+    let absolute = call(
+        &client,
+        "read_skill_file",
+        json!({"name": "notes:search", "path": secret}),
+    )
+    .await;
+    assert!(failure(&absolute).contains("is absolute"));
+    #[cfg(unix)]
+    {
+        let link = call(
+            &client,
+            "read_skill_file",
+            json!({"name": "notes:search", "path": "escape.txt"}),
+        )
+        .await;
+        assert!(failure(&link).contains("leads outside the skill's folder"));
+    }
+    let binary = call(
+        &client,
+        "read_skill_file",
+        json!({"name": "notes:search", "path": "data.bin"}),
+    )
+    .await;
+    assert!(failure(&binary).contains("read it as the resource `skill://notes/search/data.bin`"));
+    for result in [&outside, &absolute] {
+        assert!(!text(result).contains("do not serve me"));
+    }
+
+    // An unknown tool is a protocol error.
+    let (code, message) =
+        protocol_error(client.call_tool(CallToolRequestParams::new("rm_rf")).await);
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    assert!(
+        message.contains("there is no tool `rm_rf`; tools/list"),
+        "{message}"
+    );
+
+    // Still serving, and fresh: a skill written now is listed now.
+    write(
+        &notes.join("skills/plan/SKILL.md"),
+        "---\nname: plan\ndescription: Plan the week.\n---\nPlan.\n",
+    );
+    let listed = call(&client, "list_skills", json!({})).await;
+    assert!(
+        text(&listed).contains("\"notes:plan\""),
+        "{}",
+        text(&listed)
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn one_prompt_per_skill_rendered_with_its_arguments() {
+    let dir = kit();
+    let client = serve(&[&dir.path().join("notes")]).await;
+
+    let prompts = client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["notes:search", "notes:tidy"]);
+    assert_eq!(prompts[0].description.as_deref(), Some("Search the notes."));
+    let arguments = prompts[0].arguments.as_ref().unwrap();
+    assert_eq!(arguments.len(), 1);
+    assert_eq!(arguments[0].name, "arguments");
+
+    let mut request = GetPromptRequestParams::new("notes:search");
+    request.arguments = json!({"arguments": "rust"}).as_object().cloned();
+    let prompt = client.get_prompt(request).await.unwrap();
+    let message = serde_json::to_value(&prompt.messages[0]).unwrap();
+    assert_eq!(message["role"], "user");
+    assert_eq!(message["content"]["text"], "Search the notes for rust.\n");
+
+    let (_, message) = protocol_error(
+        client
+            .get_prompt(GetPromptRequestParams::new("notes:nope"))
+            .await,
+    );
+    assert!(
+        message.contains("there is no prompt `notes:nope`; prompts/list"),
+        "{message}"
+    );
+    let mut bad = GetPromptRequestParams::new("notes:search");
+    bad.arguments = json!({"arguments": 3}).as_object().cloned();
+    let (code, message) = protocol_error(client.get_prompt(bad).await);
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    assert!(message.contains("must be a string"), "{message}");
+    let mut bad = GetPromptRequestParams::new("notes:search");
+    bad.arguments = json!({"query": "x"}).as_object().cloned();
+    let (_, message) = protocol_error(client.get_prompt(bad).await);
+    assert!(
+        message.contains("takes one argument, `arguments`"),
+        "{message}"
+    );
+
+    // Still serving.
+    let prompt = client
+        .get_prompt(GetPromptRequestParams::new("notes:tidy"))
+        .await
+        .unwrap();
+    assert_eq!(prompt.messages.len(), 1);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn skill_files_are_resources_listed_by_page() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    // A second kit of 120 skills: more resources than one page holds.
+    let many = dir.path().join("many");
+    for i in 0..120 {
+        write(
+            &many.join(format!("skills/s{i:03}/SKILL.md")),
+            format!("---\nname: s{i:03}\ndescription: Skill {i}.\n---\nBody {i}.\n"),
+        );
+    }
+    let client = serve(&[&notes, &many]).await;
+
+    let first = client.list_resources(None).await.unwrap();
+    assert_eq!(first.resources.len(), 100);
+    let cursor = first.next_cursor.clone().expect("a second page");
+    let second = client
+        .list_resources(Some(
+            PaginatedRequestParams::default().with_cursor(Some(cursor)),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(second.next_cursor, None);
+    let uris: Vec<String> = first
+        .resources
+        .iter()
+        .chain(&second.resources)
+        .map(|r| r.uri.clone())
+        .collect();
+    assert_eq!(uris.len(), 120 + 4, "{uris:?}");
+    let notes_uris: Vec<&str> = uris
+        .iter()
+        .map(String::as_str)
+        .filter(|u| u.starts_with("skill://notes/"))
+        .collect();
+    // Symlinks are not listed (and the one leading outside is not read).
+    assert_eq!(
+        notes_uris,
+        [
+            "skill://notes/search/SKILL.md",
+            "skill://notes/search/data.bin",
+            "skill://notes/search/scripts/find.sh",
+            "skill://notes/tidy/SKILL.md",
+        ]
+    );
+    let all = client.list_all_resources().await.unwrap();
+    assert_eq!(all.len(), 124);
+
+    let read = |uri: &str| client.read_resource(ReadResourceRequestParams::new(uri));
+    let skill_md = read("skill://notes/search/SKILL.md").await.unwrap();
+    let ResourceContents::TextResourceContents {
+        text, mime_type, ..
+    } = &skill_md.contents[0]
+    else {
+        panic!("{skill_md:?}");
+    };
+    assert_eq!(
+        text,
+        &std::fs::read_to_string(notes.join("skills/search/SKILL.md")).unwrap()
+    );
+    assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+    let binary = read("skill://notes/search/data.bin").await.unwrap();
+    let ResourceContents::BlobResourceContents { blob, .. } = &binary.contents[0] else {
+        panic!("{binary:?}");
+    };
+    assert_eq!(blob, "AP8Q");
+
+    for (uri, says) in [
+        ("skill://notes/nope/SKILL.md", "there is no resource"),
+        (
+            "skill://notes/search/..%2F..%2Fsecret.txt",
+            "leads outside the skill's folder",
+        ),
+        (
+            "skill://notes/search/escape.txt",
+            "leads outside the skill's folder",
+        ),
+        ("file:///etc/passwd", "is not a skill:// URI"),
+    ] {
+        #[cfg(not(unix))]
+        if uri.ends_with("escape.txt") {
+            continue;
+        }
+        let (_, message) = protocol_error(read(uri).await);
+        assert!(message.contains(says), "{uri}: {message}");
+    }
+    let (_, message) = protocol_error(
+        client
+            .list_resources(Some(
+                PaginatedRequestParams::default().with_cursor(Some(String::new())),
+            ))
+            .await,
+    );
+    assert!(message.contains("the cursor is empty"), "{message}");
+
+    // Still serving.
+    assert!(read("skill://many/s007/SKILL.md").await.is_ok());
+    client.cancel().await.unwrap();
+}
+
+/// A line that is not JSON-RPC is dropped (rmcp answers no -32700 for it)
+/// and the next request is answered.
+#[test]
+fn a_malformed_message_does_not_stop_the_server() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = kit();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .arg("serve")
+        .arg(dir.path().join("notes"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    writeln!(stdin, "{initialize}").unwrap();
+    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(answer["id"], 1);
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    writeln!(stdin, "this is not json").unwrap();
+    writeln!(stdin, "{{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ").unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    )
+    .unwrap();
+    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["result"]["tools"][0]["name"], "activate_skill");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -1,0 +1,187 @@
+//! The files beside a skill's `SKILL.md`, as the server hands them out: a
+//! path a client gives is resolved inside the skill's folder or refused
+//! (absolute, hidden, or leading outside it through `..` or a symlink).
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// The largest file the server reads for a client.
+pub(super) const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// What a file holds: text, or bytes that are not UTF-8.
+#[derive(Debug, PartialEq)]
+pub(super) enum Contents {
+    Text(String),
+    Binary(Vec<u8>),
+}
+
+/// The file at `path` (as a client wrote it, relative to `dir`), canonical,
+/// if it lies inside `dir`; else what is wrong, said so the client can fix
+/// its request.
+pub(super) fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
+    if path.is_empty() {
+        return Err(
+            "the path is empty; give a file's path relative to the skill's folder, as \
+             activate_skill lists them"
+                .to_owned(),
+        );
+    }
+    let relative = Path::new(path);
+    for component in relative.components() {
+        match component {
+            Component::Prefix(_) | Component::RootDir => {
+                return Err(format!(
+                    "`{path}` is absolute; give a path relative to the skill's folder"
+                ));
+            }
+            Component::Normal(name) if name.to_string_lossy().starts_with('.') => {
+                return Err(format!(
+                    "`{path}` names a hidden file or folder, which is not served"
+                ));
+            }
+            _ => {}
+        }
+    }
+    let root = std::fs::canonicalize(dir)
+        .map_err(|e| format!("the skill's folder cannot be read ({e})"))?;
+    let target = std::fs::canonicalize(root.join(relative)).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "there is no file `{path}` in the skill's folder; activate_skill lists its files"
+        ),
+        _ => format!("`{path}` cannot be read ({e})"),
+    })?;
+    if !target.starts_with(&root) {
+        return Err(format!(
+            "`{path}` leads outside the skill's folder; only files inside it are served"
+        ));
+    }
+    if target.is_dir() {
+        return Err(format!(
+            "`{path}` is a folder; give the path of a file in it"
+        ));
+    }
+    Ok(target)
+}
+
+/// Reads the file at `path` (`shown` is how the client named it), at most
+/// [`MAX_FILE_BYTES`].
+pub(super) fn read(path: &Path, shown: &str) -> Result<Contents, String> {
+    let cannot = |e: std::io::Error| format!("`{shown}` cannot be read ({e})");
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "`{shown}` is larger than {} MiB, the most this server sends",
+            MAX_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => Contents::Text(text),
+        Err(e) => Contents::Binary(e.into_bytes()),
+    })
+}
+
+/// The MIME type of a file named `name`, by its extension; bytes that are
+/// not UTF-8 are never called text.
+pub(super) fn mime_type(name: &str, contents: Option<&Contents>) -> &'static str {
+    let by_name = mime_by_name(name);
+    let binary = matches!(contents, Some(Contents::Binary(_)));
+    match binary && (by_name.starts_with("text/") || by_name.starts_with("application/")) {
+        true if by_name != "application/pdf" => "application/octet-stream",
+        _ => by_name,
+    }
+}
+
+fn mime_by_name(name: &str) -> &'static str {
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("md" | "markdown") => "text/markdown",
+        Some("json") => "application/json",
+        Some("yaml" | "yml") => "application/yaml",
+        Some("py") => "text/x-python",
+        Some("sh") => "text/x-shellscript",
+        Some("html" | "htm") => "text/html",
+        Some("csv") => "text/csv",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("pdf") => "application/pdf",
+        _ => "text/plain",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill_dir() -> (tempfile::TempDir, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("kit/skills/read");
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::write(dir.join("SKILL.md"), "---\nname: read\n---\n").unwrap();
+        std::fs::write(dir.join("scripts/run.sh"), "echo hi\n").unwrap();
+        std::fs::write(root.path().join("kit/secret.txt"), "secret").unwrap();
+        std::fs::write(dir.join(".env"), "TOKEN=x").unwrap();
+        (root, dir)
+    }
+
+    #[test]
+    fn a_file_inside_the_folder_is_served() {
+        let (_root, dir) = skill_dir();
+        let path = resolve(&dir, "scripts/run.sh").unwrap();
+        assert_eq!(
+            read(&path, "scripts/run.sh").unwrap(),
+            Contents::Text("echo hi\n".into())
+        );
+        // `..` that stays inside is fine.
+        assert!(resolve(&dir, "scripts/../SKILL.md").is_ok());
+    }
+
+    #[test]
+    fn paths_leading_outside_are_refused() {
+        let (root, dir) = skill_dir();
+        let outside = resolve(&dir, "../../secret.txt").unwrap_err();
+        assert!(
+            outside.contains("leads outside the skill's folder"),
+            "{outside}"
+        );
+        let absolute = root.path().join("kit/secret.txt");
+        let err = resolve(&dir, absolute.to_str().unwrap()).unwrap_err();
+        assert!(err.contains("is absolute"), "{err}");
+        let err = resolve(&dir, ".env").unwrap_err();
+        assert!(err.contains("hidden"), "{err}");
+        let err = resolve(&dir, "scripts").unwrap_err();
+        assert!(err.contains("is a folder"), "{err}");
+        let err = resolve(&dir, "nope.txt").unwrap_err();
+        assert!(err.contains("there is no file `nope.txt`"), "{err}");
+        assert!(resolve(&dir, "").unwrap_err().contains("empty"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_leading_outside_is_refused() {
+        let (root, dir) = skill_dir();
+        std::os::unix::fs::symlink(root.path().join("kit/secret.txt"), dir.join("link.txt"))
+            .unwrap();
+        let err = resolve(&dir, "link.txt").unwrap_err();
+        assert!(err.contains("leads outside"), "{err}");
+        std::os::unix::fs::symlink(dir.join("scripts/run.sh"), dir.join("inside.sh")).unwrap();
+        assert!(resolve(&dir, "inside.sh").is_ok());
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_binary() {
+        let (_root, dir) = skill_dir();
+        std::fs::write(dir.join("logo.png"), [0x89, b'P', b'N', b'G', 0xff]).unwrap();
+        let contents = read(&resolve(&dir, "logo.png").unwrap(), "logo.png").unwrap();
+        assert!(matches!(contents, Contents::Binary(ref b) if b.len() == 5));
+        assert_eq!(mime_type("logo.png", Some(&contents)), "image/png");
+        assert_eq!(
+            mime_type("notes.txt", Some(&contents)),
+            "application/octet-stream"
+        );
+        assert_eq!(mime_type("SKILL.md", None), "text/markdown");
+    }
+}

@@ -1,0 +1,257 @@
+//! Serving a [`Catalog`] over the Model Context Protocol (feature `mcp`), so
+//! Claude Code, Cursor and any MCP client use its skills.
+//!
+//! [`McpServer`] is an [`rmcp`] server handler: serve it on any rmcp
+//! transport (stdio with [`McpServer::serve_stdio`]). Every request asks the
+//! catalog afresh, so a skill put, edited or imported is seen by the next one.
+//! A client sees:
+//!
+//! * tools: `list_skills` (name and description of every skill),
+//!   `activate_skill {name, arguments}` (the rendered body, exactly as the
+//!   agent runtime's `activate_skill` returns it), `read_skill_file {name,
+//!   path}` (a file beside the `SKILL.md`; absolute paths, hidden files and
+//!   paths leading outside the skill's folder, through `..` or a symlink,
+//!   are refused), and each executable skill (one whose provider binds a
+//!   [`Tool`](crate::Tool), as embedded kits do) as a tool of its own, under a
+//!   wire-safe name (`files:read` → `files_read`);
+//! * prompts: one per skill, named by its full name, with one `arguments`
+//!   argument; `prompts/get` returns the body rendered with them;
+//! * resources: each skill's `SKILL.md` as `skill://<kit>/<skill>/SKILL.md`
+//!   and the files beside it as `skill://<kit>/<skill>/<path>`.
+//!
+//! Lists are paginated ([`DEFAULT_PAGE_SIZE`] items a page). A tool call that
+//! cannot be carried out (an unknown skill, a missing or malformed argument, a
+//! path leading outside the skill) is a tool result with `isError`, saying what
+//! to do; an unknown tool, prompt or resource, or a malformed prompt argument,
+//! is a protocol error saying the same. The server keeps serving either way.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use skillkit::mcp::McpServer;
+//! use skillkit::mcp::rmcp::{ServiceExt, model::CallToolRequestParams};
+//! use skillkit::{Catalog, Memory, Skill};
+//!
+//! let memory = Memory::new();
+//! memory.put(Skill::new("style:haiku", "Write a haiku.").with_body("A haiku about $ARGUMENTS."));
+//! let server = McpServer::new(Catalog::builder().provider(memory).build());
+//!
+//! // Any rmcp transport; here an in-process pipe to rmcp's client.
+//! let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+//! tokio::spawn(async move {
+//!     if let Ok(running) = server.serve(server_end).await {
+//!         let _ = running.waiting().await;
+//!     }
+//! });
+//! let client = ().serve(client_end).await.unwrap();
+//!
+//! let mut call = CallToolRequestParams::new("activate_skill");
+//! call.arguments = serde_json::json!({"name": "style:haiku", "arguments": "rust"}).as_object().cloned();
+//! let result = client.call_tool(call).await.unwrap();
+//! let text = &result.content[0].as_text().unwrap().text;
+//! assert!(text.contains("A haiku about rust."));
+//! # });
+//! ```
+
+mod files;
+mod pages;
+mod prompts;
+mod resources;
+mod tools;
+
+pub use pages::DEFAULT_PAGE_SIZE;
+/// The official Rust MCP SDK this module is built on, re-exported so a server
+/// is started without a dependency of your own.
+pub use rmcp;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{RequestContext, ServerInitializeError};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+use crate::catalog::Catalog;
+
+/// What the server tells a client about itself when it connects.
+const INSTRUCTIONS: &str = "This server serves Agent Skills: instructions for specific tasks. \
+    Call list_skills to see them; when a task matches a skill's description, call \
+    activate_skill with its name (and arguments) to load its instructions, then follow them. \
+    Files beside a skill are read with read_skill_file. Each skill is also a prompt, and its \
+    files are skill:// resources.";
+
+/// An MCP server over a [`Catalog`]: tools, prompts and resources made from
+/// its skills, fresh on every request (see the [module](self)).
+///
+/// ```
+/// use skillkit::mcp::McpServer;
+/// let server = McpServer::new(skillkit::Catalog::builder().build()).page_size(20);
+/// assert_eq!(server.catalog().provider_names().len(), 0);
+/// ```
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    catalog: Catalog,
+    page_size: usize,
+}
+
+/// Why [`McpServer::serve_stdio`] stopped.
+///
+/// ```
+/// let err = skillkit::mcp::ServeError::Task("the task panicked".into());
+/// assert!(err.to_string().contains("the task panicked"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The client did not complete MCP's handshake (it sent something else
+    /// first, or closed the connection).
+    #[error("the MCP client did not complete the handshake: {0}")]
+    Handshake(#[source] Box<ServerInitializeError>),
+    /// The task serving the connection failed.
+    #[error("the MCP server stopped: {0}")]
+    Task(String),
+}
+
+impl McpServer {
+    /// A server over `catalog`.
+    ///
+    /// ```
+    /// let server = skillkit::mcp::McpServer::new(skillkit::Catalog::builder().build());
+    /// # let _ = server;
+    /// ```
+    pub fn new(catalog: Catalog) -> McpServer {
+        McpServer {
+            catalog,
+            page_size: DEFAULT_PAGE_SIZE,
+        }
+    }
+
+    /// Sets how many items a page of `tools/list`, `prompts/list` and
+    /// `resources/list` holds (at least 1).
+    ///
+    /// ```
+    /// let server = skillkit::mcp::McpServer::new(skillkit::Catalog::builder().build()).page_size(0);
+    /// # let _ = server;
+    /// ```
+    pub fn page_size(mut self, size: usize) -> McpServer {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// The catalog served.
+    ///
+    /// ```
+    /// let catalog = skillkit::Catalog::builder().provider(skillkit::Memory::new()).build();
+    /// let server = skillkit::mcp::McpServer::new(catalog);
+    /// assert_eq!(server.catalog().provider_names(), ["memory"]);
+    /// ```
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Serves one client on this process's stdin and stdout until it
+    /// disconnects. Nothing else may write to stdout meanwhile (log to
+    /// stderr).
+    ///
+    /// ```no_run
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let catalog = skillkit::Catalog::builder().provider(skillkit::Local::new("skills")).build();
+    /// skillkit::mcp::McpServer::new(catalog).serve_stdio().await.unwrap();
+    /// # });
+    /// ```
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServeError::Handshake(Box::new(e)))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Task(e.to_string()))?;
+        Ok(())
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .enable_resources()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("skillkit", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let cursor = pages::cursor(request.as_ref())?;
+        let snapshot = self.catalog.snapshot().await;
+        let tools = tools::Tools::of(&snapshot).definitions();
+        let (page, next) = pages::page(tools, |t| &t.name, cursor, self.page_size);
+        let mut result = ListToolsResult::with_all_items(page);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let snapshot = self.catalog.snapshot().await;
+        let tools = tools::Tools::of(&snapshot);
+        Ok(tools.call(&snapshot, request).await?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let cursor = pages::cursor(request.as_ref())?;
+        let snapshot = self.catalog.snapshot().await;
+        let prompts = prompts::list(&snapshot);
+        let (page, next) = pages::page(prompts, |p| &p.name, cursor, self.page_size);
+        let mut result = ListPromptsResult::with_all_items(page);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let snapshot = self.catalog.snapshot().await;
+        Ok(prompts::get(&snapshot, &request)?.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = pages::cursor(request.as_ref())?;
+        let snapshot = self.catalog.snapshot().await;
+        let resources = resources::after(&snapshot, cursor, self.page_size);
+        let (page, next) = pages::page(resources, |r| &r.uri, cursor, self.page_size);
+        let mut result = ListResourcesResult::with_all_items(page);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let snapshot = self.catalog.snapshot().await;
+        Ok(resources::read(&snapshot, &request.uri)?.into())
+    }
+}

@@ -1,0 +1,202 @@
+//! The server's resources: each skill's `SKILL.md` as
+//! `skill://<kit>/<skill>/SKILL.md`, and the files beside it as
+//! `skill://<kit>/<skill>/<path>` (path segments percent-encoded), as in
+//! MCP's skills extension draft. `resources/list` is paginated by URI; a
+//! page walks the folders of only the skills it reaches.
+
+use std::sync::Arc;
+
+use base64::Engine;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use rmcp::ErrorData;
+use rmcp::model::{ReadResourceResult, Resource, ResourceContents};
+
+use crate::agent::files_beside;
+use crate::catalog::Snapshot;
+use crate::skill::Skill;
+
+use super::files::{self, Contents};
+
+/// The scheme of the server's resources.
+const SCHEME: &str = "skill://";
+/// The name of a skill's own file.
+const SKILL_MD: &str = "SKILL.md";
+
+/// What is escaped in a URI segment: all but unreserved characters.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+fn encode(segment: &str) -> String {
+    utf8_percent_encode(segment, SEGMENT).to_string()
+}
+
+/// The kit part of `skill`'s URIs: its name's prefix.
+fn kit_of(skill: &Skill) -> &str {
+    skill.kit().unwrap_or("_")
+}
+
+/// `skill://<kit>/<skill>/`: the prefix of all of `skill`'s URIs.
+fn base(skill: &Skill) -> String {
+    format!(
+        "{SCHEME}{}/{}/",
+        encode(kit_of(skill)),
+        encode(skill.bare_name())
+    )
+}
+
+/// The URI of file `path` (relative, `/`-separated) of `skill`.
+pub(super) fn file_uri(skill: &Skill, path: &str) -> String {
+    let encoded: Vec<String> = path.split('/').map(encode).collect();
+    format!("{}{}", base(skill), encoded.join("/"))
+}
+
+/// The resources of one skill, sorted by URI.
+fn of_skill(skill: &Skill) -> Vec<Resource> {
+    let mut resources = vec![
+        Resource::new(file_uri(skill, SKILL_MD), skill.name.to_string())
+            .with_title(format!("{} ({SKILL_MD})", skill.name))
+            .with_description(skill.description.to_string())
+            .with_mime_type(files::mime_type(SKILL_MD, None)),
+    ];
+    if let Some(dir) = skill.dir() {
+        for path in files_beside(dir) {
+            let path = path.replace(std::path::MAIN_SEPARATOR, "/");
+            resources.push(
+                Resource::new(file_uri(skill, &path), format!("{}/{path}", skill.name))
+                    .with_mime_type(files::mime_type(&path, None)),
+            );
+        }
+    }
+    resources.sort_by(|a, b| a.uri.cmp(&b.uri));
+    resources
+}
+
+/// The resources of `snapshot` after `cursor`, at most `size` and one more
+/// (to tell whether another page follows), sorted by URI.
+///
+/// All URIs of a skill share its [`base`], and no base is the prefix of
+/// another, so the skills sorted by base give the resources sorted by URI;
+/// the skills whose URIs all come before the cursor are skipped unread.
+pub(super) fn after(snapshot: &Snapshot, cursor: Option<&str>, size: usize) -> Vec<Resource> {
+    let mut skills: Vec<(String, &Arc<Skill>)> = snapshot.skills().map(|s| (base(s), s)).collect();
+    skills.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    for (base, skill) in skills {
+        if cursor.is_some_and(|c| base.as_str() < c && !c.starts_with(&base)) {
+            continue;
+        }
+        out.extend(
+            of_skill(skill)
+                .into_iter()
+                .filter(|r| cursor.is_none_or(|c| r.uri.as_str() > c)),
+        );
+        if out.len() > size {
+            break;
+        }
+    }
+    out
+}
+
+/// The contents of the resource at `uri`.
+pub(super) fn read(snapshot: &Snapshot, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    let not_found = || {
+        ErrorData::resource_not_found(
+            format!("there is no resource `{uri}`; resources/list gives the resources"),
+            None,
+        )
+    };
+    let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
+        ErrorData::invalid_params(
+            format!("`{uri}` is not a {SCHEME} URI; resources/list gives the resources"),
+            None,
+        )
+    })?;
+    let mut parts = rest.splitn(3, '/');
+    let (Some(kit), Some(bare), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(not_found());
+    };
+    let decode = |s: &str| percent_decode_str(s).decode_utf8().map(|s| s.into_owned());
+    let (Ok(kit), Ok(bare), Ok(path)) = (decode(kit), decode(bare), decode(path)) else {
+        return Err(not_found());
+    };
+    let skill = snapshot
+        .skills()
+        .find(|s| kit_of(s) == kit && s.bare_name() == bare)
+        .ok_or_else(not_found)?;
+    let contents = match (path.as_str(), skill.location.as_deref(), skill.dir()) {
+        (SKILL_MD, Some(location), _) => {
+            files::read(location, SKILL_MD).map_err(|e| ErrorData::internal_error(e, None))?
+        }
+        (SKILL_MD, None, _) => Contents::Text(synthesized(skill)?),
+        (_, _, Some(dir)) => {
+            let file = files::resolve(dir, &path).map_err(|e| {
+                ErrorData::resource_not_found(format!("{e} (resource `{uri}`)"), None)
+            })?;
+            files::read(&file, &path).map_err(|e| ErrorData::internal_error(e, None))?
+        }
+        (_, _, None) => return Err(not_found()),
+    };
+    let mime = files::mime_type(&path, Some(&contents));
+    let contents = match contents {
+        Contents::Text(text) => ResourceContents::text(text, uri),
+        Contents::Binary(bytes) => {
+            ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
+        }
+    };
+    Ok(ReadResourceResult::new(vec![contents.with_mime_type(mime)]))
+}
+
+/// The `SKILL.md` of a skill that has no file (put in memory, built in
+/// code): its name and description as frontmatter, then its body.
+fn synthesized(skill: &Skill) -> Result<String, ErrorData> {
+    let body = skill
+        .body
+        .read()
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    // A JSON string is a YAML double-quoted scalar.
+    Ok(format!(
+        "---\nname: {}\ndescription: {}\n---\n{body}",
+        serde_json::Value::from(skill.bare_name()),
+        serde_json::Value::from(skill.description.as_ref()),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_escape_what_is_not_unreserved() {
+        let skill = Skill::new("files:read", "d");
+        assert_eq!(file_uri(&skill, "SKILL.md"), "skill://files/read/SKILL.md");
+        assert_eq!(
+            file_uri(&skill, "docs/a b#1.md"),
+            "skill://files/read/docs/a%20b%231.md"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_skill_without_a_file_gets_a_synthesized_skill_md() {
+        let memory = crate::Memory::new();
+        memory.put(Skill::new("greet:hello", "Say \"hello\".").with_body("Hello!"));
+        let snapshot = crate::Catalog::builder()
+            .provider(memory)
+            .build()
+            .snapshot()
+            .await;
+        let result = read(&snapshot, "skill://greet/hello/SKILL.md").unwrap();
+        let ResourceContents::TextResourceContents { text, .. } = &result.contents[0] else {
+            panic!("not text: {result:?}");
+        };
+        assert_eq!(
+            text,
+            "---\nname: \"hello\"\ndescription: \"Say \\\"hello\\\".\"\n---\nHello!"
+        );
+        let doc = skillkit_parser::SkillDocument::parse(text).unwrap();
+        assert_eq!(doc.description, "Say \"hello\".");
+        assert!(read(&snapshot, "skill://greet/hello/other.md").is_err());
+    }
+}

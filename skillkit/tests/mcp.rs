@@ -1,0 +1,176 @@
+//! `McpServer` through its public API: rmcp's client over an in-process
+//! byte pipe, on a catalog of `Memory` skills, some with Rust tools.
+#![cfg(feature = "mcp")]
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::{ServiceError, ServiceExt};
+use serde_json::{Value, json};
+use skillkit::mcp::McpServer;
+use skillkit::{Catalog, Memory, Skill, Tool, ToolExecution, ToolOutcome};
+
+struct Echo;
+#[skillkit::async_trait]
+impl Tool for Echo {
+    async fn execute(&self, e: ToolExecution) -> ToolOutcome {
+        ToolOutcome::ok(format!("{} got {}", e.skill.name, e.arguments()))
+    }
+}
+
+struct Faulty;
+#[skillkit::async_trait]
+impl Tool for Faulty {
+    async fn execute(&self, e: ToolExecution) -> ToolOutcome {
+        match e.input.get("arguments").and_then(Value::as_str) {
+            Some("panic") => panic!("tool bug"),
+            _ => ToolOutcome::error("the disk is full; free some space"),
+        }
+    }
+}
+
+async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_end).await.unwrap()
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    let mut request = CallToolRequestParams::new(tool.to_owned());
+    request.arguments = arguments.as_object().cloned();
+    client.call_tool(request).await.unwrap()
+}
+
+fn text(result: &CallToolResult) -> &str {
+    &result.content[0].as_text().unwrap().text
+}
+
+#[tokio::test]
+async fn executable_skills_are_tools_of_their_own() {
+    let memory = Memory::new();
+    memory.put_tool(Skill::new("util:echo", "Echo."), Echo);
+    memory.put_tool(Skill::new("util:faulty", "Fails."), Faulty);
+    memory.put(Skill::new("util:guide", "How to echo.").with_body("Use echo."));
+    let client = connect(McpServer::new(
+        Catalog::builder().provider(memory.clone()).build(),
+    ))
+    .await;
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "activate_skill",
+            "list_skills",
+            "read_skill_file",
+            "util_echo",
+            "util_faulty"
+        ]
+    );
+    let echo = tools.iter().find(|t| t.name == "util_echo").unwrap();
+    assert_eq!(echo.title.as_deref(), Some("util:echo"));
+    assert_eq!(echo.description.as_deref(), Some("Echo."));
+    assert_eq!(
+        echo.input_schema["properties"]["arguments"]["type"],
+        "string"
+    );
+
+    let done = call(&client, "util_echo", json!({"arguments": "hi"})).await;
+    assert_eq!(done.is_error, Some(false));
+    assert_eq!(text(&done), "util:echo got hi");
+    let listed: Value =
+        serde_json::from_str(text(&call(&client, "list_skills", json!({})).await)).unwrap();
+    assert_eq!(
+        listed[0],
+        json!({"name": "util:echo", "description": "Echo.", "tool": "util_echo"})
+    );
+    assert_eq!(
+        listed[2],
+        json!({"name": "util:guide", "description": "How to echo."})
+    );
+
+    // Input that does not fit the schema, a tool's error and a tool's panic:
+    // error results, and the server goes on.
+    let bad = call(&client, "util_echo", json!({"arguments": 5})).await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(
+        text(&bad).contains("property `arguments` must be of type string"),
+        "{}",
+        text(&bad)
+    );
+    let failed = call(&client, "util_faulty", json!({})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(text(&failed), "the disk is full; free some space");
+    let panicked = call(&client, "util_faulty", json!({"arguments": "panic"})).await;
+    assert_eq!(panicked.is_error, Some(true));
+    assert!(text(&panicked).contains("tool bug"), "{}", text(&panicked));
+
+    // Fresh on every request: a tool put now is listed and callable now, one
+    // deleted is gone.
+    memory.put_tool(Skill::new("util:shout", "Shout."), Echo);
+    memory.delete("util:faulty");
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(names.contains(&"util_shout".to_owned()), "{names:?}");
+    assert!(!names.contains(&"util_faulty".to_owned()), "{names:?}");
+    assert_eq!(
+        text(&call(&client, "util_shout", json!({})).await),
+        "util:shout got "
+    );
+    let gone = client
+        .call_tool(CallToolRequestParams::new("util_faulty"))
+        .await;
+    assert!(matches!(gone, Err(ServiceError::McpError(_))), "{gone:?}");
+    // A knowledge skill activates to the agent runtime's text.
+    let guide = call(&client, "activate_skill", json!({"name": "util:guide"})).await;
+    assert_eq!(
+        text(&guide),
+        "<skill_content name=\"util:guide\">\nUse echo.\n</skill_content>"
+    );
+}
+
+#[tokio::test]
+async fn lists_are_paginated_by_the_page_size() {
+    let memory = Memory::new();
+    for i in 0..5 {
+        memory.put(Skill::new(format!("kit:s{i}"), "d"));
+    }
+    let client =
+        connect(McpServer::new(Catalog::builder().provider(memory).build()).page_size(2)).await;
+    let first = client.list_prompts(None).await.unwrap();
+    assert_eq!(first.prompts.len(), 2);
+    let second = client
+        .list_prompts(Some(
+            PaginatedRequestParams::default().with_cursor(first.next_cursor.clone()),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(second.prompts[0].name, "kit:s2");
+    assert_eq!(client.list_all_prompts().await.unwrap().len(), 5);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 3);
+    let resources = client.list_all_resources().await.unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://kit/s0/SKILL.md",
+            "skill://kit/s1/SKILL.md",
+            "skill://kit/s2/SKILL.md",
+            "skill://kit/s3/SKILL.md",
+            "skill://kit/s4/SKILL.md"
+        ]
+    );
+}
