@@ -60,7 +60,8 @@ impl skillkit::EmbeddedKit for Probe {
 
 fn main() {
     for skill in &Probe::embedded_kit().skills {
-        println!("{} | {}", skill.name, skill.body.trim());
+        let body = skill.body.as_text().expect("an embedded body is in memory");
+        println!("{} | {}", skill.name, body.trim());
     }
 }
 RS
