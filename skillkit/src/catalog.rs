@@ -252,7 +252,7 @@ impl Catalog {
         let mut warnings = Vec::with_capacity(shadowed.len());
         // From the back, so the indexes still to remove stay valid.
         for &(k, s, winner) in shadowed.iter().rev() {
-            let skill = snapshot.kits[k].skills.remove(s);
+            let skill = snapshot.kits[k].skills.make_mut().remove(s);
             let winner_kit = &snapshot.kits[winner];
             let winner_path = winner_kit
                 .skill(&skill.name)

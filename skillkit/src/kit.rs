@@ -10,8 +10,11 @@ use crate::skill::{Metadata, Skill};
 
 /// A named bundle of skills and agents, as a provider serves it.
 ///
-/// Skills and agents are behind `Arc`, so cloning a kit (which every catalog
-/// query does) copies no text.
+/// Skills and agents are behind `Arc`, and the list of skills is shared, so
+/// cloning a kit (which every provider's answer and every catalog query does)
+/// costs the same for ten skills as for ten thousand and copies no text. To
+/// edit the list of a kit, use [`Kit::insert_skill`] or [`Skills::make_mut`],
+/// which copy the list only if another clone still holds it.
 ///
 /// ```
 /// use skillkit::{Kit, Skill};
@@ -25,8 +28,8 @@ use crate::skill::{Metadata, Skill};
 pub struct Kit {
     /// The kit's name (the `<kit>` of `<kit>:<skill>`).
     pub name: Cow<'static, str>,
-    /// The skills, sorted by full name.
-    pub skills: Vec<Arc<Skill>>,
+    /// The skills, sorted by full name (shared between clones: see [`Skills`]).
+    pub skills: Skills,
     /// The root agent (`AGENT.md`).
     pub agent: Option<Arc<AgentDefinition>>,
     /// The sub-agents (`agents/<name>.md`), sorted by name.
@@ -35,6 +38,81 @@ pub struct Kit {
     pub metadata: Metadata,
     /// Problems met while loading the kit: skipped files, duplicate names.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The skills of a [`Kit`]: a list shared between the clones of a kit, so
+/// cloning one is as cheap at ten thousand skills as at ten.
+///
+/// It reads as a slice (`len`, `iter`, indexing, `for skill in &kit.skills`);
+/// [`Skills::make_mut`] edits it, copying the list first only if another
+/// clone still holds it.
+///
+/// ```
+/// use skillkit::{Kit, Skill, Skills};
+///
+/// let kit = Kit::new("k").with_skill(Skill::new("k:a", "d"));
+/// let mut copy = kit.clone();
+/// assert!(Skills::ptr_eq(&kit.skills, &copy.skills));
+/// copy.skills.make_mut().clear(); // copies the list; `kit` keeps its skill
+/// assert_eq!((kit.skills.len(), copy.skills.len()), (1, 0));
+/// for skill in &kit.skills {
+///     assert_eq!(skill.name, "k:a");
+/// }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Skills(Arc<Vec<Arc<Skill>>>);
+
+impl Skills {
+    /// The list, to edit: copied first if another clone holds it too.
+    ///
+    /// ```
+    /// let mut skills = skillkit::Skills::default();
+    /// skills.make_mut().push(skillkit::Skill::new("k:a", "d").into());
+    /// assert_eq!(skills.len(), 1);
+    /// ```
+    pub fn make_mut(&mut self) -> &mut Vec<Arc<Skill>> {
+        Arc::make_mut(&mut self.0)
+    }
+
+    /// Whether `a` and `b` share one list (one is a clone of the other, and
+    /// neither was edited since).
+    ///
+    /// ```
+    /// let a = skillkit::Skills::from(vec![skillkit::Skill::new("k:a", "d").into()]);
+    /// assert!(skillkit::Skills::ptr_eq(&a, &a.clone()));
+    /// ```
+    pub fn ptr_eq(a: &Skills, b: &Skills) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl std::ops::Deref for Skills {
+    type Target = [Arc<Skill>];
+
+    fn deref(&self) -> &[Arc<Skill>] {
+        &self.0
+    }
+}
+
+impl From<Vec<Arc<Skill>>> for Skills {
+    fn from(skills: Vec<Arc<Skill>>) -> Self {
+        Skills(Arc::new(skills))
+    }
+}
+
+impl FromIterator<Arc<Skill>> for Skills {
+    fn from_iter<I: IntoIterator<Item = Arc<Skill>>>(iter: I) -> Self {
+        Skills(Arc::new(iter.into_iter().collect()))
+    }
+}
+
+impl<'a> IntoIterator for &'a Skills {
+    type Item = &'a Arc<Skill>;
+    type IntoIter = std::slice::Iter<'a, Arc<Skill>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 impl Kit {
@@ -74,11 +152,13 @@ impl Kit {
     /// ```
     pub fn insert_skill(&mut self, skill: impl Into<Arc<Skill>>) {
         let skill = skill.into();
-        match self.skill_index(&skill.name) {
-            Some(at) => self.skills[at] = skill,
+        let at = self.skill_index(&skill.name);
+        let skills = self.skills.make_mut();
+        match at {
+            Some(at) => skills[at] = skill,
             None => {
-                let at = self.skills.partition_point(|s| s.name < skill.name);
-                self.skills.insert(at, skill);
+                let at = skills.partition_point(|s| s.name < skill.name);
+                skills.insert(at, skill);
             }
         }
     }

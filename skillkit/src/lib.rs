@@ -47,7 +47,7 @@ pub mod tool;
 pub use agent::AgentDefinition;
 pub use catalog::{Catalog, CatalogBuilder, Entry, SkillSummary, Snapshot};
 pub use embed::EmbeddedKit;
-pub use kit::Kit;
+pub use kit::{Kit, Skills};
 pub use llm::ToolDefinition;
 pub use provider::{KitProvider, ProviderError};
 #[cfg(feature = "sql")]

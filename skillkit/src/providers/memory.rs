@@ -157,7 +157,7 @@ impl Memory {
                 return false;
             };
             let before = entry.skills.len();
-            entry.skills.retain(|s| s.name != full);
+            entry.skills.make_mut().retain(|s| s.name != full);
             let removed = entry.skills.len() != before;
             if entry.skills.is_empty() && entry.agent.is_none() && entry.agents.is_empty() {
                 store.kits.remove(&kit);
@@ -178,7 +178,7 @@ impl Memory {
     pub fn put_kit(&self, mut kit: Kit) {
         let kit_name = kit.name.to_string();
         let mut skills = Vec::with_capacity(kit.skills.len());
-        for skill in std::mem::take(&mut kit.skills) {
+        for skill in std::mem::take(&mut kit.skills).iter().cloned() {
             match kit_rule::qualify(&kit_name, &kit_rule::Origin::new(&skill.name)) {
                 Ok(member) if member.name == skill.name => skills.push(skill),
                 Ok(member) => {
@@ -201,16 +201,16 @@ impl Memory {
             Severity::Warning,
             |s| kit_rule::Origin::new(&s.name),
         ));
-        kit.skills = skills;
         self.write(|store| {
             // A skill that had a tool is knowledge now: a new value says so
             // to whoever kept the old one (an agent reuses its tools while
             // the skill values it saw are unchanged).
-            for skill in &mut kit.skills {
+            for skill in &mut skills {
                 if store.tools.remove(skill.name.as_ref()).is_some() {
                     *skill = Arc::new(Skill::clone(skill));
                 }
             }
+            kit.skills = skills.into();
             drop_tools(store, &kit_name);
             store.kits.insert(kit_name, kit)
         });
