@@ -5,7 +5,7 @@
 //! * `floor_select_revision`: a bare `SELECT revision` round trip on a pool
 //!   of its own (the least any fresh query can cost);
 //! * `floor_clone_kits`: cloning the answer (`Vec<Kit>`), which every
-//!   `list_kits` hands out;
+//!   `list_kits` hands out (a kit's skills are shared, so this is O(kits));
 //! * `warm_query`: `list_kits` with nothing changed (target: ≤ 2× the floor);
 //! * `cold_query`: the first `list_kits` of a new provider (every row read);
 //! * `one_row_changed`: `list_kits` after another pool rewrote one row (the
@@ -83,7 +83,7 @@ fn backend(c: &mut Criterion, runtime: &tokio::runtime::Runtime, label: &str, ur
         let kits = runtime.block_on(reader.list_kits()).expect("read");
         assert_eq!(kits[0].skills.len(), n);
         // What the warm query does besides the round trip: hand out an owned
-        // copy of the kits (a `Vec` of `n` `Arc<Skill>`), as any provider must.
+        // copy of the kits, as any provider must (the skills are shared).
         group.bench_function(BenchmarkId::new("floor_clone_kits", n), |b| {
             b.iter(|| black_box(kits.clone()))
         });
