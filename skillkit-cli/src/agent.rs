@@ -1,6 +1,6 @@
 //! What `run` and `chat` share: the agent of AGENT_DIR over its skills, the
 //! `--skills` kits and the imported kits; the model (offline when no API key
-//! is set); the approval policy; and asking a person y/n.
+//! is set); `terminal:ask`; the approval policy; and asking a person y/n.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -13,6 +13,7 @@ use skillkit::agent::{
 use skillkit::llm::{LlmError, Message, ModelUri, Registry, Reply, Scripted};
 use skillkit::{Catalog, Local, Severity};
 
+use crate::ask;
 use crate::failure::Failure;
 use crate::list::one_line;
 use crate::output::err;
@@ -43,7 +44,10 @@ pub async fn start(
     for path in &args.skills {
         builder = builder.provider(Local::new(sources::kit_dir(path)?));
     }
-    let catalog = builder.provider(sources::github(global)?).build();
+    let catalog = builder
+        .provider(sources::github(global)?)
+        .provider(ask::provider())
+        .build();
     let agents = catalog
         .snapshot()
         .await
@@ -155,12 +159,14 @@ fn echo() -> Scripted {
     })
 }
 
-/// Reading a skill and delegating to a sub-agent run at once, as do the
-/// tools `--allow` names; every other tool call asks first.
+/// Reading a skill, delegating to a sub-agent and asking the person
+/// (`terminal:ask`) run at once, as do the tools `--allow` names; every other
+/// tool call asks first.
 fn policy(allowed: &[String], agents: HashSet<String>) -> ApprovalPolicy {
     let allowed = allowed.to_vec();
     ApprovalPolicy::new(move |call| {
         let free = call.name == ACTIVATE_SKILL
+            || call.name == ask::NAME
             || agents.contains(&call.name)
             || allowed.iter().any(|pattern| matches(pattern, &call.name));
         match free {
@@ -182,11 +188,14 @@ fn matches(pattern: &str, name: &str) -> bool {
 pub fn question(request: &InputRequest) -> String {
     let input = shorten(&request.input.to_string(), 100);
     match &request.kind {
-        InputKind::Pending { state } => format!(
-            "{} waits for you: {} (input {input}); go on? [y/n] ",
-            request.name,
-            shorten(&state.to_string(), 100)
-        ),
+        InputKind::Pending { state } => match ask::question_of(state) {
+            Some(asked) => format!("{} asks: {} [y/n] ", request.name, one_line(asked)),
+            None => format!(
+                "{} waits for you: {} (input {input}); go on? [y/n] ",
+                request.name,
+                shorten(&state.to_string(), 100)
+            ),
+        },
         _ => format!("allow {} {input}? [y/n] ", request.name),
     }
 }

@@ -16,6 +16,7 @@
 //! ```
 
 mod agent;
+mod ask;
 mod chat;
 mod failure;
 mod github;

@@ -3,7 +3,8 @@
 //! an approval answered y, `/skills` and `/<skill>`, Ctrl-C stopping an
 //! answer that is still streaming (the script's `stall` reply never ends by
 //! itself, so no timing is involved) while the conversation goes on, `/quit`
-//! exiting 0, and `--resume` showing and continuing the earlier turns.
+//! exiting 0, `--resume` showing and continuing the earlier turns, and a
+//! pending tool (`terminal:ask`) answered y and n.
 #![cfg(unix)]
 
 use std::path::Path;
@@ -155,4 +156,61 @@ fn two_ctrl_c_at_the_prompt_exit() {
         WaitStatus::Exited(_, code) => assert_eq!(code, 0),
         other => panic!("skillkit chat ended with {other:?}"),
     }
+}
+
+/// A pending tool (`terminal:ask`, a yes/no question for the person) asks
+/// in the terminal: y resumes it with "yes", n denies it, and the model is
+/// told either way.
+#[test]
+fn a_pending_question_is_answered_y_or_n() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("helper/skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greet.\n---\nSay hello.\n",
+    );
+    let script = r#"[
+        {"tool_calls": [{"name": "terminal_ask", "input": {"question": "Shall I greet Ada?"}}]},
+        {"text": "Greeting Ada."},
+        {"tool_calls": [{"name": "terminal_ask", "input": {"question": "Shall I greet Bob?"}}]},
+        {"text": "Not greeting Bob."}
+    ]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("> ").unwrap();
+    session.send_line("greet Ada").unwrap();
+    session
+        .exp_string("terminal:ask asks: Shall I greet Ada? [y/n]")
+        .unwrap();
+    session.send_line("y").unwrap();
+    session.exp_string("<- terminal:ask ok: yes").unwrap();
+    session.exp_string("Greeting Ada.").unwrap();
+
+    session.exp_string("> ").unwrap();
+    session.send_line("greet Bob").unwrap();
+    session
+        .exp_string("terminal:ask asks: Shall I greet Bob? [y/n]")
+        .unwrap();
+    session.send_line("n").unwrap();
+    session.exp_string("<- terminal:ask error:").unwrap();
+    session.exp_string("the user said no").unwrap();
+    session.exp_string("Not greeting Bob.").unwrap();
+    quit(session);
+
+    // What the model was told, as saved: "yes" for Ada, the refusal for Bob.
+    let saved = std::fs::read_to_string(dir.path().join("session.json")).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    let results: Vec<&serde_json::Value> = saved["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m.get("tool_call_id").is_some())
+        .collect();
+    assert_eq!(results.len(), 2, "{saved:#}");
+    assert_eq!(results[0]["is_error"], false);
+    assert!(results[0]["content"].to_string().contains("yes"));
+    assert_eq!(results[1]["is_error"], true);
+    assert!(
+        results[1]["content"]
+            .to_string()
+            .contains("the user said no")
+    );
 }
