@@ -334,7 +334,9 @@ enum Kind {
 /// cheaper than one by path).
 #[derive(Debug, Default)]
 struct Listing {
-    entries: Vec<(String, Kind, Option<Stamp>)>,
+    /// Exactly as long as the directory (a scanner keeps a listing per
+    /// folder, most of them holding one `SKILL.md`).
+    entries: Box<[(String, Kind, Option<Stamp>)]>,
 }
 
 impl Listing {
@@ -363,7 +365,9 @@ impl Listing {
             };
             entries.push((name, kind, stamp));
         }
-        Ok(Listing { entries })
+        Ok(Listing {
+            entries: entries.into_boxed_slice(),
+        })
     }
 }
 
