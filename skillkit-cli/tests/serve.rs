@@ -352,10 +352,11 @@ async fn skill_files_are_resources_listed_by_page() {
     client.cancel().await.unwrap();
 }
 
-/// A line that is not JSON-RPC is dropped (rmcp answers no -32700 for it)
-/// and the next request is answered.
+/// A line that is not JSON gets `-32700 Parse error`, JSON that is not a
+/// JSON-RPC message `-32600 Invalid Request` (id null, or the request's id
+/// when it has one), and the next request is answered.
 #[test]
-fn a_malformed_message_does_not_stop_the_server() {
+fn a_malformed_message_gets_the_protocols_error_and_the_server_goes_on() {
     use std::io::{BufRead, BufReader, Write};
     let dir = kit();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skillkit"))
@@ -367,28 +368,47 @@ fn a_malformed_message_does_not_stop_the_server() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut answer = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     writeln!(stdin, "{initialize}").unwrap();
-    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(answer["id"], 1);
+    assert_eq!(answer()["id"], 1);
     writeln!(
         stdin,
         "{}",
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
     )
     .unwrap();
-    writeln!(stdin, "this is not json").unwrap();
-    writeln!(stdin, "{{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ").unwrap();
+    for (line, code, id) in [
+        ("this is not json", -32700, Value::Null),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ",
+            -32700,
+            Value::Null,
+        ),
+        ("[1, 2, 3]", -32600, Value::Null),
+        ("{\"jsonrpc\": \"2.0\", \"id\": 4}", -32600, json!(4)),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+        let error = answer();
+        assert_eq!(error["jsonrpc"], "2.0", "{error}");
+        assert_eq!(error["id"], id, "{line}: {error}");
+        assert_eq!(error["error"]["code"], code, "{line}: {error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("send one JSON-RPC 2.0 message"),
+            "{message}"
+        );
+    }
     writeln!(
         stdin,
         "{}",
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
     )
     .unwrap();
-    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(answer["id"], 3, "{answer}");
-    assert_eq!(answer["result"]["tools"][0]["name"], "activate_skill");
+    let listed = answer();
+    assert_eq!(listed["id"], 3, "{listed}");
+    assert_eq!(listed["result"]["tools"][0]["name"], "activate_skill");
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }

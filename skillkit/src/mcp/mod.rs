@@ -1,8 +1,9 @@
 //! Serving a [`Catalog`] over the Model Context Protocol (feature `mcp`), so
 //! Claude Code, Cursor and any MCP client use its skills.
 //!
-//! [`McpServer`] is an [`rmcp`] server handler: serve it on any rmcp
-//! transport (stdio with [`McpServer::serve_stdio`]). Every request asks the
+//! [`McpServer`] is an [`rmcp`] server handler: serve it on stdio
+//! ([`McpServer::serve_stdio`], or [`JsonLines`] on any pipe), or on any
+//! rmcp transport. Every request asks the
 //! catalog afresh, so a skill put, edited or imported is seen by the next one.
 //! A client sees:
 //!
@@ -23,7 +24,9 @@
 //! cannot be carried out (an unknown skill, a missing or malformed argument, a
 //! path leading outside the skill) is a tool result with `isError`, saying what
 //! to do; an unknown tool, prompt or resource, or a malformed prompt argument,
-//! is a protocol error saying the same. The server keeps serving either way.
+//! is a protocol error saying the same; a message that is not JSON, or not
+//! JSON-RPC, gets `-32700 Parse error` or `-32600 Invalid Request` (id null).
+//! The server keeps serving either way.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -53,15 +56,18 @@
 //! ```
 
 mod files;
+mod jsonrpc;
 mod pages;
 mod prompts;
 mod resources;
+mod stdio;
 mod tools;
 
 pub use pages::DEFAULT_PAGE_SIZE;
 /// The official Rust MCP SDK this module is built on, re-exported so a server
 /// is started without a dependency of your own.
 pub use rmcp;
+pub use stdio::{JsonLines, MAX_LINE_BYTES};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
@@ -150,9 +156,9 @@ impl McpServer {
         &self.catalog
     }
 
-    /// Serves one client on this process's stdin and stdout until it
-    /// disconnects. Nothing else may write to stdout meanwhile (log to
-    /// stderr).
+    /// Serves one client on this process's stdin and stdout ([`JsonLines`])
+    /// until it disconnects. Nothing else may write to stdout meanwhile (log
+    /// to stderr).
     ///
     /// ```no_run
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -162,7 +168,7 @@ impl McpServer {
     /// ```
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(JsonLines::new(tokio::io::stdin(), tokio::io::stdout()))
             .await
             .map_err(|e| ServeError::Handshake(Box::new(e)))?;
         running
