@@ -204,7 +204,8 @@ enum Command {
     ///
     /// Tools `list_skills`, `activate_skill` and `read_skill_file`, one prompt
     /// per skill, and each skill's files as `skill://` resources, read afresh
-    /// on every request. Without PATH: the standard locations and the imported
+    /// on every request; clients are sent list_changed notifications when the
+    /// skills change. Without PATH: the standard locations and the imported
     /// kits, as `list` shows them. Configure it in a client as the command
     /// `skillkit serve PATH...`. Exit 0: the client disconnected; 1: a
     /// --github source cannot be imported, or the client broke the protocol;
@@ -219,6 +220,8 @@ enum Command {
         /// imported into the cache first when it is not there (repeatable).
         #[arg(long = "github", value_name = "SOURCE")]
         github: Vec<String>,
+        #[command(flatten)]
+        serve: serve::ServeArgs,
     },
 }
 
@@ -250,7 +253,8 @@ fn main() -> ExitCode {
             paths,
             each,
             github,
-        } => serve::run(&global, &paths, each, &github),
+            serve,
+        } => serve::run(&global, &paths, each, &github, &serve),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,13 +2,15 @@
 //! kit folders in temp dirs. Every bad request is answered with an error
 //! saying what to do, and the server answers the next request.
 
+use std::collections::BTreeSet;
 use std::path::Path;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ErrorCode, GetPromptRequestParams,
     PaginatedRequestParams, ReadResourceRequestParams, ResourceContents,
 };
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, Service};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
@@ -51,7 +53,11 @@ async fn serve(args: &[&Path]) -> Client {
         .expect("skillkit serve answers the handshake")
 }
 
-async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+async fn call<S: Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
     let mut request = CallToolRequestParams::new(tool.to_owned());
     request.arguments = arguments.as_object().cloned();
     client.call_tool(request).await.expect("a tool result")
@@ -411,4 +417,90 @@ fn a_malformed_message_gets_the_protocols_error_and_the_server_goes_on() {
     assert_eq!(listed["result"]["tools"][0]["name"], "activate_skill");
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+/// A client that forwards each list-changed notification it receives.
+#[derive(Clone)]
+struct Notified(tokio::sync::mpsc::UnboundedSender<&'static str>);
+
+impl rmcp::ClientHandler for Notified {
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("tools");
+    }
+    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("prompts");
+    }
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("resources");
+    }
+}
+
+type Notifications = tokio::sync::mpsc::UnboundedReceiver<&'static str>;
+
+fn notified() -> (Notified, Notifications) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    (Notified(tx), rx)
+}
+
+/// Waits until each of `lists` was notified (a hang guard, not a timing
+/// assertion).
+async fn expect(notifications: &mut Notifications, lists: &[&str]) {
+    let mut missing: BTreeSet<&str> = lists.iter().copied().collect();
+    while !missing.is_empty() {
+        let got = tokio::time::timeout(Duration::from_secs(120), notifications.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no notification of {missing:?}"))
+            .expect("the client is connected");
+        missing.remove(got);
+    }
+}
+
+/// Edits the kit on disk and waits for each notification: a skill added,
+/// then a description edited.
+async fn edits_are_notified(notes: &Path, notifications: &mut Notifications) {
+    write(
+        &notes.join("skills/plan/SKILL.md"),
+        "---\nname: plan\ndescription: Plan the week.\n---\nPlan.\n",
+    );
+    expect(notifications, &["prompts", "resources"]).await;
+    write(
+        &notes.join("skills/tidy/SKILL.md"),
+        "---\nname: tidy\ndescription: Tidy the notes, edited.\n---\nTidy up.\n",
+    );
+    expect(notifications, &["prompts", "resources"]).await;
+}
+
+#[tokio::test]
+async fn a_skill_edited_on_disk_is_notified_over_stdio() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillkit")).configure(|c| {
+        c.arg("serve")
+            .arg(&notes)
+            .args(["--watch-interval", "0.05"]);
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let capabilities = &client.peer_info().unwrap().capabilities;
+    assert_eq!(
+        capabilities.tools.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    assert_eq!(
+        capabilities.prompts.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    assert_eq!(
+        capabilities.resources.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    client.list_all_prompts().await.unwrap();
+    // The client asks nothing more: the server's poll finds the edits.
+    edits_are_notified(&notes, &mut notifications).await;
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert!(prompts.iter().any(|p| p.name == "notes:plan"));
+    client.cancel().await.unwrap();
 }

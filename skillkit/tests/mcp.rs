@@ -2,8 +2,11 @@
 //! byte pipe, on a catalog of `Memory` skills, some with Rust tools.
 #![cfg(feature = "mcp")]
 
+use std::collections::BTreeSet;
+use std::time::Duration;
+
 use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, Service};
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use skillkit::mcp::McpServer;
@@ -38,8 +41,8 @@ async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
     ().serve(client_end).await.unwrap()
 }
 
-async fn call(
-    client: &RunningService<RoleClient, ()>,
+async fn call<S: Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
     tool: &str,
     arguments: Value,
 ) -> CallToolResult {
@@ -173,4 +176,88 @@ async fn lists_are_paginated_by_the_page_size() {
             "skill://kit/s4/SKILL.md"
         ]
     );
+}
+
+/// A client that forwards each list-changed notification it receives.
+#[derive(Clone)]
+struct Notified(tokio::sync::mpsc::UnboundedSender<&'static str>);
+
+impl rmcp::ClientHandler for Notified {
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("tools");
+    }
+    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("prompts");
+    }
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("resources");
+    }
+}
+
+type Notifications = tokio::sync::mpsc::UnboundedReceiver<&'static str>;
+
+fn notified() -> (Notified, Notifications) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    (Notified(tx), rx)
+}
+
+/// Waits until each of `lists` was notified (a hang guard, not a timing
+/// assertion: the server has minutes to send them).
+async fn expect(notifications: &mut Notifications, lists: &[&str]) {
+    let mut missing: BTreeSet<&str> = lists.iter().copied().collect();
+    while !missing.is_empty() {
+        let got = tokio::time::timeout(Duration::from_secs(120), notifications.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no notification of {missing:?}"))
+            .expect("the client is connected");
+        missing.remove(got);
+    }
+}
+
+#[tokio::test]
+async fn a_query_that_finds_the_catalog_changed_notifies_the_client() {
+    let memory = Memory::new();
+    memory.put(Skill::new("kit:first", "First."));
+    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build()).watch(None);
+    let info = serde_json::to_value(rmcp::ServerHandler::get_info(&server)).unwrap();
+    for list in ["tools", "prompts", "resources"] {
+        assert_eq!(info["capabilities"][list]["listChanged"], true, "{info}");
+    }
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler.serve(client_end).await.unwrap();
+    client.list_all_tools().await.unwrap();
+
+    // An executable skill put: a tool, a prompt and a resource more.
+    memory.put_tool(Skill::new("kit:echo", "Echo."), Echo);
+    client.list_all_prompts().await.unwrap();
+    expect(&mut notifications, &["tools", "prompts", "resources"]).await;
+    // A description edited: the prompts and resources show it.
+    memory.put(Skill::new("kit:first", "First, edited."));
+    client.list_all_resources().await.unwrap();
+    expect(&mut notifications, &["prompts", "resources"]).await;
+}
+
+#[tokio::test]
+async fn an_idle_client_is_told_of_a_change_by_the_poll() {
+    let memory = Memory::new();
+    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build())
+        .watch(Some(Duration::from_millis(20)));
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler.serve(client_end).await.unwrap();
+    client.list_all_tools().await.unwrap();
+    memory.put_tool(Skill::new("kit:echo", "Echo."), Echo);
+    // No request: the poll finds it.
+    expect(&mut notifications, &["tools", "prompts", "resources"]).await;
 }
