@@ -2,8 +2,9 @@
 //! Claude Code, Cursor and any MCP client use its skills.
 //!
 //! [`McpServer`] is an [`rmcp`] server handler: serve it on stdio
-//! ([`McpServer::serve_stdio`], or [`JsonLines`] on any pipe), or on any
-//! rmcp transport. Every request asks the
+//! ([`McpServer::serve_stdio`], or [`JsonLines`] on any pipe), on Streamable
+//! HTTP ([`McpServer::serve_http`], or [`McpServer::router`] mounted in your
+//! axum application), or on any rmcp transport. Every request asks the
 //! catalog afresh, so a skill put, edited or imported is seen by the next one.
 //! A client sees:
 //!
@@ -30,8 +31,8 @@
 //! path leading outside the skill) is a tool result with `isError`, saying what
 //! to do; an unknown tool, prompt or resource, or a malformed prompt argument,
 //! is a protocol error saying the same; a message that is not JSON, or not
-//! JSON-RPC, gets `-32700 Parse error` or `-32600 Invalid Request` (id null).
-//! The server keeps serving either way.
+//! JSON-RPC, gets `-32700 Parse error` or `-32600 Invalid Request` (id null)
+//! on both transports. The server keeps serving either way.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -62,14 +63,20 @@
 
 mod changes;
 mod files;
+mod http;
 mod jsonrpc;
+mod origin;
 mod pages;
 mod prompts;
 mod resources;
 mod stdio;
 mod tools;
 
+/// The web framework of [`McpServer::router`], re-exported so an
+/// application mounts the router with the same version.
+pub use axum;
 pub use changes::DEFAULT_WATCH_INTERVAL;
+pub use http::{DEFAULT_MAX_REQUEST_BYTES, HTTP_PATH, HttpOptions};
 pub use pages::DEFAULT_PAGE_SIZE;
 /// The official Rust MCP SDK this module is built on, re-exported so a server
 /// is started without a dependency of your own.
@@ -146,6 +153,12 @@ pub enum ServeError {
     /// The task serving the connection failed.
     #[error("the MCP server stopped: {0}")]
     Task(String),
+    /// The HTTP listener failed.
+    #[error("the MCP server's HTTP listener failed: {0}")]
+    Io(#[source] std::io::Error),
+    /// An option is malformed (the message says how to write it).
+    #[error("{0}")]
+    Options(String),
 }
 
 impl McpServer {
