@@ -24,7 +24,7 @@ pub struct ServeArgs {
     /// 127.0.0.1) or `host:port` (`0.0.0.0:8080`); the URL is printed on
     /// stderr. When SKILLKIT_MCP_TOKEN is set, every request must carry
     /// `Authorization: Bearer <its value>` (else 401). Requests from browser
-    /// pages of other origins than localhost, 127.0.0.1 and [::1] are
+    /// pages of other origins than localhost, 127.0.0.1 and ::1 are
     /// refused (403), as are bodies over --max-request-bytes (413).
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
