@@ -310,6 +310,43 @@ fn loads_from_rayon_tasks_never_wait_for_themselves() {
     }
 }
 
+/// `Local::load` called from many threads at once that are not rayon
+/// workers (the blocking threads of `list_kits`, as an MCP server answering
+/// concurrent requests has them): every call answers. (Each load is handed
+/// to the pool; a worker waiting for the files of one load runs the next
+/// load meanwhile, which locked the cache the first one held, on the same
+/// thread: `skillkit serve` hung about one run in six under 400 concurrent
+/// requests, until the cache was locked before entering the pool.)
+#[test]
+fn loads_from_many_threads_at_once_never_wait_for_themselves() {
+    let dir = tempfile::tempdir().unwrap();
+    for kit in 0..12 {
+        for i in 0..20 {
+            write(
+                dir.path().join(format!("k{kit}/skills/s{i}/SKILL.md")),
+                skill_md(&format!("s{i}"), "A skill.", "Do it."),
+            );
+        }
+    }
+    let local = Local::each(dir.path());
+    let (done, finished) = std::sync::mpsc::channel();
+    for _ in 0..32 {
+        let (local, done) = (local.clone(), done.clone());
+        std::thread::spawn(move || {
+            for _ in 0..8 {
+                let n: usize = local.load().unwrap().iter().map(|k| k.skills.len()).sum();
+                done.send(n).unwrap();
+            }
+        });
+    }
+    for _ in 0..32 * 8 {
+        let n = finished
+            .recv_timeout(Duration::from_secs(120))
+            .expect("a load never finished: it waited for itself");
+        assert_eq!(n, 240);
+    }
+}
+
 /// Skills in hidden folders load (`.claude/skills/`, `skills/.curated/`);
 /// version control and build output do not (`.git/`, `node_modules/`).
 #[tokio::test(flavor = "multi_thread")]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates bench/peers/.venv with the Python peers the comparison scripts and
-# the agreement tests use (tests/llm_sdk_agreement.rs finds that interpreter;
+# the agreement tests use (tests/llm_sdk_agreement.rs and
+# skillkit-cli/tests/serve_python.rs find that interpreter;
 # CI runs this script, then the tests with SKILLKIT_REQUIRE_PEERS=1).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -9,4 +10,4 @@ if [ ! -x "$here/.venv/bin/python" ]; then
     "$python" -m venv "$here/.venv"
 fi
 "$here/.venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-"$here/.venv/bin/python" -c 'import anthropic; print("bench/peers ready: anthropic", anthropic.__version__)'
+"$here/.venv/bin/python" -c 'import anthropic, mcp.client.stdio; from importlib.metadata import version; print("bench/peers ready: anthropic", anthropic.__version__, "mcp", version("mcp"))'

@@ -12,7 +12,7 @@
 //! skillkit refresh [SOURCE]                  update imported sources to their ref's commit
 //! skillkit run AGENT_DIR "task" [--json]     one task: the answer on stdout
 //! skillkit chat AGENT_DIR [--resume FILE]    an interactive conversation
-//! skillkit serve [PATH...] [--github SOURCE]  the skills over MCP (stdio), for MCP clients
+//! skillkit serve [PATH...] [--http ADDR]    the skills over MCP (stdio or HTTP), for MCP clients
 //! ```
 
 mod agent;
@@ -200,16 +200,19 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         resume: Option<PathBuf>,
     },
-    /// Serve the skills over the Model Context Protocol on stdin/stdout, for
-    /// Claude Code, Cursor or any MCP client.
+    /// Serve the skills over the Model Context Protocol on stdin/stdout (or
+    /// Streamable HTTP with --http), for Claude Code, Cursor or any MCP client.
     ///
     /// Tools `list_skills`, `activate_skill` and `read_skill_file`, one prompt
     /// per skill, and each skill's files as `skill://` resources, read afresh
-    /// on every request. Without PATH: the standard locations and the imported
+    /// on every request; clients are sent list_changed notifications when the
+    /// skills change. Without PATH: the standard locations and the imported
     /// kits, as `list` shows them. Configure it in a client as the command
-    /// `skillkit serve PATH...`. Exit 0: the client disconnected; 1: a
-    /// --github source cannot be imported, or the client broke the protocol;
-    /// 2: a PATH cannot be read.
+    /// `skillkit serve PATH...`, or as the URL printed with --http. With
+    /// --http, the bearer token clients must send is read from the environment
+    /// variable SKILLKIT_MCP_TOKEN (never printed). Exit 0: the client
+    /// disconnected; 1: a --github source cannot be imported, or the client
+    /// broke the protocol; 2: a PATH cannot be read, or ADDR cannot be bound.
     Serve {
         /// Kit directories (none: the standard locations and imported kits).
         paths: Vec<PathBuf>,
@@ -220,6 +223,8 @@ enum Command {
         /// imported into the cache first when it is not there (repeatable).
         #[arg(long = "github", value_name = "SOURCE")]
         github: Vec<String>,
+        #[command(flatten)]
+        serve: serve::ServeArgs,
     },
 }
 
@@ -251,7 +256,8 @@ fn main() -> ExitCode {
             paths,
             each,
             github,
-        } => serve::run(&global, &paths, each, &github),
+            serve,
+        } => serve::run(&global, &paths, each, &github, &serve),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,22 +1,58 @@
 //! `skillkit serve`: the catalog of the other commands (kit folders, or the
-//! standard locations and the imported kits), served over MCP on stdio, so
-//! Claude Code, Cursor or any MCP client uses its skills. Stdout carries the
-//! protocol only; logs (`RUST_LOG`) go to stderr.
+//! standard locations and the imported kits), served over MCP on stdio, or
+//! on Streamable HTTP with `--http`, so Claude Code, Cursor or any MCP client
+//! uses its skills. On stdio, stdout carries the protocol only; logs
+//! (`RUST_LOG`) and the HTTP address go to stderr.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use skillkit::mcp::McpServer;
+use skillkit::mcp::{HTTP_PATH, HttpOptions, McpServer};
 
 use crate::Global;
 use crate::failure::Failure;
+use crate::output::err;
 use crate::sources;
 
-/// `skillkit serve [PATH...] [--each] [--github SOURCE]...`.
+/// The environment variable holding the bearer token HTTP clients must send.
+pub const TOKEN_VARIABLE: &str = "SKILLKIT_MCP_TOKEN";
+
+/// How `skillkit serve` serves.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Serve Streamable HTTP on ADDR instead of stdio: a port (`8080`, on
+    /// 127.0.0.1) or `host:port` (`0.0.0.0:8080`); the URL is printed on
+    /// stderr. When SKILLKIT_MCP_TOKEN is set, every request must carry
+    /// `Authorization: Bearer <its value>` (else 401). Requests from browser
+    /// pages of other origins than localhost, 127.0.0.1 and ::1 are
+    /// refused (403), as are bodies over --max-request-bytes (413).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
+    /// With --http: also accept requests from browser pages of ORIGIN
+    /// (`https://app.example.com`, `http://host:*` for any port; repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+    /// With --http: also answer requests sent to HOST (the `Host` header;
+    /// only loopback names otherwise, against DNS rebinding; repeatable).
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+    /// With --http: the largest request body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = skillkit::mcp::DEFAULT_MAX_REQUEST_BYTES, requires = "http")]
+    max_request_bytes: usize,
+    /// How often, in seconds, the skills are checked for changes while a
+    /// client is connected (clients are sent list_changed notifications);
+    /// 0: only when a client asks.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    watch_interval: f64,
+}
+
+/// `skillkit serve [PATH...] [--each] [--github SOURCE]... [--http ADDR]`.
 pub fn run(
     global: &Global,
     paths: &[PathBuf],
     each: bool,
     github: &[String],
+    args: &ServeArgs,
 ) -> Result<(), Failure> {
     let runtime = sources::runtime()?;
     let mut builder = sources::catalog(global, paths, each)?;
@@ -32,8 +68,55 @@ pub fn run(
             builder = builder.provider(provider);
         }
     }
-    let server = McpServer::new(builder.build());
-    runtime
-        .block_on(server.serve_stdio())
+    let watch = match args.watch_interval {
+        s if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        0.0 => None,
+        s => {
+            return Err(Failure::io(format!(
+                "--watch-interval {s}: give a number of seconds, or 0"
+            )));
+        }
+    };
+    let server = McpServer::new(builder.build()).watch(watch);
+    match &args.http {
+        None => runtime
+            .block_on(server.serve_stdio())
+            .map_err(Failure::failed),
+        Some(addr) => runtime.block_on(serve_http(server, addr, args)),
+    }
+}
+
+/// Binds ADDR (a bare port on 127.0.0.1), says where on stderr, and serves.
+async fn serve_http(server: McpServer, addr: &str, args: &ServeArgs) -> Result<(), Failure> {
+    let addr = match addr.parse::<u16>() {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_) => addr.to_owned(),
+    };
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .map_err(|e| Failure::io(format!("--http {addr}: cannot listen there ({e})")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Failure::io(format!("--http {addr}: {e}")))?;
+    let mut options = HttpOptions::new().max_request_bytes(args.max_request_bytes);
+    if let Some(token) = std::env::var(TOKEN_VARIABLE).ok().filter(|t| !t.is_empty()) {
+        options = options.bearer_token(token);
+    }
+    for origin in &args.allow_origin {
+        options = options
+            .allow_origin(origin)
+            .map_err(|e| Failure::io(format!("--allow-origin: {e}")))?;
+    }
+    // A server bound to one outside address answers requests naming it.
+    if !local.ip().is_loopback() && !local.ip().is_unspecified() {
+        options = options.allow_host(local.ip().to_string());
+    }
+    for host in &args.allow_host {
+        options = options.allow_host(host.clone());
+    }
+    err!("skillkit serve: MCP on http://{local}{HTTP_PATH}");
+    server
+        .serve_http(listener, options)
+        .await
         .map_err(Failure::failed)
 }

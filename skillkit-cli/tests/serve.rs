@@ -2,78 +2,16 @@
 //! kit folders in temp dirs. Every bad request is answered with an error
 //! saying what to do, and the server answers the next request.
 
-use std::path::Path;
+mod serve_support;
 
+use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ErrorCode, GetPromptRequestParams,
-    PaginatedRequestParams, ReadResourceRequestParams, ResourceContents,
+    CallToolRequestParams, ErrorCode, GetPromptRequestParams, PaginatedRequestParams,
+    ReadResourceRequestParams, ResourceContents,
 };
-use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
-
-fn write(path: &Path, bytes: impl AsRef<[u8]>) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
-
-/// A kit `notes` with two skills, files beside one of them, a file outside
-/// the skills and a symlink to it from inside one.
-fn kit() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let notes = dir.path().join("notes");
-    let search = notes.join("skills/search");
-    write(
-        &search.join("SKILL.md"),
-        "---\nname: search\ndescription: Search the notes.\n---\nSearch the notes for $ARGUMENTS.\n",
-    );
-    write(&search.join("scripts/find.sh"), "echo find\n");
-    write(&search.join("data.bin"), [0x00, 0xff, 0x10]);
-    write(
-        &notes.join("skills/tidy/SKILL.md"),
-        "---\nname: tidy\ndescription: Tidy the notes.\n---\nTidy up.\n",
-    );
-    write(&notes.join("secret.txt"), "do not serve me");
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(notes.join("secret.txt"), search.join("escape.txt")).unwrap();
-    dir
-}
-
-async fn serve(args: &[&Path]) -> Client {
-    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillkit")).configure(|c| {
-        c.arg("serve").args(args);
-    });
-    ().serve(TokioChildProcess::new(command).unwrap())
-        .await
-        .expect("skillkit serve answers the handshake")
-}
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
-    let mut request = CallToolRequestParams::new(tool.to_owned());
-    request.arguments = arguments.as_object().cloned();
-    client.call_tool(request).await.expect("a tool result")
-}
-
-fn text(result: &CallToolResult) -> &str {
-    &result.content[0].as_text().expect("text content").text
-}
-
-/// The text of a tool result that is an error.
-fn failure(result: &CallToolResult) -> &str {
-    assert_eq!(result.is_error, Some(true), "{result:?}");
-    text(result)
-}
-
-/// The message of a protocol error.
-fn protocol_error<T: std::fmt::Debug>(result: Result<T, ServiceError>) -> (ErrorCode, String) {
-    match result {
-        Err(ServiceError::McpError(e)) => (e.code, e.message.to_string()),
-        other => panic!("expected a protocol error, got {other:?}"),
-    }
-}
+use serve_support::*;
 
 #[tokio::test]
 async fn tools_list_activate_read_and_refuse_bad_calls() {
@@ -352,10 +290,11 @@ async fn skill_files_are_resources_listed_by_page() {
     client.cancel().await.unwrap();
 }
 
-/// A line that is not JSON-RPC is dropped (rmcp answers no -32700 for it)
-/// and the next request is answered.
+/// A line that is not JSON gets `-32700 Parse error`, JSON that is not a
+/// JSON-RPC message `-32600 Invalid Request` (id null, or the request's id
+/// when it has one), and the next request is answered.
 #[test]
-fn a_malformed_message_does_not_stop_the_server() {
+fn a_malformed_message_gets_the_protocols_error_and_the_server_goes_on() {
     use std::io::{BufRead, BufReader, Write};
     let dir = kit();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skillkit"))
@@ -367,28 +306,82 @@ fn a_malformed_message_does_not_stop_the_server() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut answer = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     writeln!(stdin, "{initialize}").unwrap();
-    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(answer["id"], 1);
+    assert_eq!(answer()["id"], 1);
     writeln!(
         stdin,
         "{}",
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
     )
     .unwrap();
-    writeln!(stdin, "this is not json").unwrap();
-    writeln!(stdin, "{{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ").unwrap();
+    for (line, code, id) in [
+        ("this is not json", -32700, Value::Null),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ",
+            -32700,
+            Value::Null,
+        ),
+        ("[1, 2, 3]", -32600, Value::Null),
+        ("{\"jsonrpc\": \"2.0\", \"id\": 4}", -32600, json!(4)),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+        let error = answer();
+        assert_eq!(error["jsonrpc"], "2.0", "{error}");
+        assert_eq!(error["id"], id, "{line}: {error}");
+        assert_eq!(error["error"]["code"], code, "{line}: {error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("send one JSON-RPC 2.0 message"),
+            "{message}"
+        );
+    }
     writeln!(
         stdin,
         "{}",
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
     )
     .unwrap();
-    let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(answer["id"], 3, "{answer}");
-    assert_eq!(answer["result"]["tools"][0]["name"], "activate_skill");
+    let listed = answer();
+    assert_eq!(listed["id"], 3, "{listed}");
+    assert_eq!(listed["result"]["tools"][0]["name"], "activate_skill");
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+#[tokio::test]
+async fn a_skill_edited_on_disk_is_notified_over_stdio() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillkit")).configure(|c| {
+        c.arg("serve")
+            .arg(&notes)
+            .args(["--watch-interval", "0.05"]);
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let capabilities = &client.peer_info().unwrap().capabilities;
+    assert_eq!(
+        capabilities.tools.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    assert_eq!(
+        capabilities.prompts.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    assert_eq!(
+        capabilities.resources.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    client.list_all_prompts().await.unwrap();
+    // The client asks nothing more: the server's poll finds the edits.
+    edits_are_notified(&notes, &mut notifications).await;
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert!(prompts.iter().any(|p| p.name == "notes:plan"));
+    client.cancel().await.unwrap();
 }

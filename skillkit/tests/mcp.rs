@@ -1,12 +1,16 @@
 //! `McpServer` through its public API: rmcp's client over an in-process
-//! byte pipe, on a catalog of `Memory` skills, some with Rust tools.
+//! byte pipe and over Streamable HTTP on 127.0.0.1, on a catalog of
+//! `Memory` skills, some with Rust tools.
 #![cfg(feature = "mcp")]
 
+use std::collections::BTreeSet;
+use std::time::Duration;
+
 use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, Service};
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
-use skillkit::mcp::McpServer;
+use skillkit::mcp::{HttpOptions, McpServer};
 use skillkit::{Catalog, Memory, Skill, Tool, ToolExecution, ToolOutcome};
 
 struct Echo;
@@ -38,8 +42,8 @@ async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
     ().serve(client_end).await.unwrap()
 }
 
-async fn call(
-    client: &RunningService<RoleClient, ()>,
+async fn call<S: Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
     tool: &str,
     arguments: Value,
 ) -> CallToolResult {
@@ -173,4 +177,185 @@ async fn lists_are_paginated_by_the_page_size() {
             "skill://kit/s4/SKILL.md"
         ]
     );
+}
+
+/// A client that forwards each list-changed notification it receives.
+#[derive(Clone)]
+struct Notified(tokio::sync::mpsc::UnboundedSender<&'static str>);
+
+impl rmcp::ClientHandler for Notified {
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("tools");
+    }
+    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("prompts");
+    }
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send("resources");
+    }
+}
+
+type Notifications = tokio::sync::mpsc::UnboundedReceiver<&'static str>;
+
+fn notified() -> (Notified, Notifications) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    (Notified(tx), rx)
+}
+
+/// Waits until each of `lists` was notified (a hang guard, not a timing
+/// assertion: the server has minutes to send them).
+async fn expect(notifications: &mut Notifications, lists: &[&str]) {
+    let mut missing: BTreeSet<&str> = lists.iter().copied().collect();
+    while !missing.is_empty() {
+        let got = tokio::time::timeout(Duration::from_secs(120), notifications.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no notification of {missing:?}"))
+            .expect("the client is connected");
+        missing.remove(got);
+    }
+}
+
+#[tokio::test]
+async fn a_query_that_finds_the_catalog_changed_notifies_the_client() {
+    let memory = Memory::new();
+    memory.put(Skill::new("kit:first", "First."));
+    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build()).watch(None);
+    let info = serde_json::to_value(rmcp::ServerHandler::get_info(&server)).unwrap();
+    for list in ["tools", "prompts", "resources"] {
+        assert_eq!(info["capabilities"][list]["listChanged"], true, "{info}");
+    }
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler.serve(client_end).await.unwrap();
+    client.list_all_tools().await.unwrap();
+
+    // An executable skill put: a tool, a prompt and a resource more.
+    memory.put_tool(Skill::new("kit:echo", "Echo."), Echo);
+    client.list_all_prompts().await.unwrap();
+    expect(&mut notifications, &["tools", "prompts", "resources"]).await;
+    // A description edited: the prompts and resources show it.
+    memory.put(Skill::new("kit:first", "First, edited."));
+    client.list_all_resources().await.unwrap();
+    expect(&mut notifications, &["prompts", "resources"]).await;
+}
+
+#[tokio::test]
+async fn an_idle_client_is_told_of_a_change_by_the_poll() {
+    let memory = Memory::new();
+    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build())
+        .watch(Some(Duration::from_millis(20)));
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler.serve(client_end).await.unwrap();
+    client.list_all_tools().await.unwrap();
+    memory.put_tool(Skill::new("kit:echo", "Echo."), Echo);
+    // No request: the poll finds it.
+    expect(&mut notifications, &["tools", "prompts", "resources"]).await;
+}
+
+/// Serves `server` over HTTP on 127.0.0.1, any free port; its URL.
+async fn serve_http(server: McpServer, options: HttpOptions) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(server.serve_http(listener, options));
+    url
+}
+
+#[tokio::test]
+async fn streamable_http_serves_guards_and_notifies() {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let memory = Memory::new();
+    memory.put(Skill::new("kit:guide", "A guide.").with_body("Read $ARGUMENTS."));
+    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build())
+        .watch(Some(Duration::from_millis(20)));
+    let options = HttpOptions::new()
+        .bearer_token("t0ken")
+        .max_request_bytes(64 * 1024);
+    let url = serve_http(server, options).await;
+
+    let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header("t0ken");
+    let (handler, mut notifications) = notified();
+    let client = handler
+        .serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .unwrap();
+    let activated = client
+        .call_tool({
+            let mut call = CallToolRequestParams::new("activate_skill");
+            call.arguments = json!({"name": "kit:guide", "arguments": "it"})
+                .as_object()
+                .cloned();
+            call
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&activated),
+        "<skill_content name=\"kit:guide\">\nRead it.\n</skill_content>"
+    );
+    memory.put_tool(Skill::new("kit:echo", "Echo."), Echo);
+    expect(&mut notifications, &["tools", "prompts", "resources"]).await;
+
+    // The guards, before rmcp sees the request.
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let post = |body: String| {
+        http.post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body)
+    };
+    let no_token = post(initialize.to_string()).send().await.unwrap();
+    assert_eq!(no_token.status(), 401);
+    assert_eq!(no_token.headers()["www-authenticate"], "Bearer");
+    let body = no_token.text().await.unwrap();
+    assert!(body.contains("Authorization: Bearer <token>"), "{body}");
+    assert!(!body.contains("t0ken"));
+    let wrong = post(initialize.to_string()).bearer_auth("guess");
+    assert_eq!(wrong.send().await.unwrap().status(), 401);
+    let foreign = post(initialize.to_string())
+        .bearer_auth("t0ken")
+        .header("origin", "https://evil.example");
+    let foreign = foreign.send().await.unwrap();
+    assert_eq!(foreign.status(), 403);
+    assert!(foreign.text().await.unwrap().contains("evil.example"));
+    let local = post(initialize.to_string())
+        .bearer_auth("t0ken")
+        .header("origin", "http://localhost:5173");
+    assert_eq!(local.send().await.unwrap().status(), 200);
+    let big = post("x".repeat(64 * 1024 + 1)).bearer_auth("t0ken");
+    let big = big.send().await.unwrap();
+    assert_eq!(big.status(), 413);
+    assert!(big.text().await.unwrap().contains("at most 65536 bytes"));
+    for (body, code) in [
+        ("this is not json".to_owned(), -32700),
+        (json!({"id": 7, "method": "tools/list"}).to_string(), -32600),
+    ] {
+        let refused = post(body).bearer_auth("t0ken").send().await.unwrap();
+        assert_eq!(refused.status(), 400);
+        let error: Value = refused.json().await.unwrap();
+        assert_eq!(error["error"]["code"], code, "{error}");
+        assert!(error.get("id").is_some(), "{error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("send one JSON-RPC 2.0 message"),
+            "{message}"
+        );
+    }
+    // Still serving.
+    let listed = call(&client, "list_skills", json!({})).await;
+    assert!(text(&listed).contains("kit:echo"), "{}", text(&listed));
 }

@@ -1,8 +1,10 @@
 //! Serving a [`Catalog`] over the Model Context Protocol (feature `mcp`), so
 //! Claude Code, Cursor and any MCP client use its skills.
 //!
-//! [`McpServer`] is an [`rmcp`] server handler: serve it on any rmcp
-//! transport (stdio with [`McpServer::serve_stdio`]). Every request asks the
+//! [`McpServer`] is an [`rmcp`] server handler: serve it on stdio
+//! ([`McpServer::serve_stdio`], or [`JsonLines`] on any pipe), on Streamable
+//! HTTP ([`McpServer::serve_http`], or [`McpServer::router`] mounted in your
+//! axum application), or on any rmcp transport. Every request asks the
 //! catalog afresh, so a skill put, edited or imported is seen by the next one.
 //! A client sees:
 //!
@@ -17,13 +19,20 @@
 //! * prompts: one per skill, named by its full name, with one `arguments`
 //!   argument; `prompts/get` returns the body rendered with them;
 //! * resources: each skill's `SKILL.md` as `skill://<kit>/<skill>/SKILL.md`
-//!   and the files beside it as `skill://<kit>/<skill>/<path>`.
+//!   and the files beside it as `skill://<kit>/<skill>/<path>`;
+//! * change notifications: `notifications/tools/list_changed`,
+//!   `prompts/list_changed` and `resources/list_changed` (advertised with
+//!   `listChanged: true`), sent to every connected client when a query (a
+//!   request, or the poll every [`DEFAULT_WATCH_INTERVAL`] while a client is
+//!   connected, see [`McpServer::watch`]) finds that list changed.
 //!
 //! Lists are paginated ([`DEFAULT_PAGE_SIZE`] items a page). A tool call that
 //! cannot be carried out (an unknown skill, a missing or malformed argument, a
 //! path leading outside the skill) is a tool result with `isError`, saying what
 //! to do; an unknown tool, prompt or resource, or a malformed prompt argument,
-//! is a protocol error saying the same. The server keeps serving either way.
+//! is a protocol error saying the same; a message that is not JSON, or not
+//! JSON-RPC, gets `-32700 Parse error` or `-32600 Invalid Request` (id null)
+//! on both transports. The server keeps serving either way.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -52,16 +61,31 @@
 //! # });
 //! ```
 
+mod changes;
 mod files;
+mod http;
+mod jsonrpc;
+mod origin;
 mod pages;
 mod prompts;
 mod resources;
+mod stdio;
 mod tools;
 
+/// The web framework of [`McpServer::router`], re-exported so an
+/// application mounts the router with the same version.
+pub use axum;
+pub use changes::DEFAULT_WATCH_INTERVAL;
+pub use http::{DEFAULT_MAX_REQUEST_BYTES, HTTP_PATH, HttpOptions};
 pub use pages::DEFAULT_PAGE_SIZE;
 /// The official Rust MCP SDK this module is built on, re-exported so a server
 /// is started without a dependency of your own.
 pub use rmcp;
+pub use stdio::{JsonLines, MAX_LINE_BYTES};
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
@@ -69,10 +93,11 @@ use rmcp::model::{
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig,
 };
-use rmcp::service::{RequestContext, ServerInitializeError};
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::service::{NotificationContext, RequestContext, ServerInitializeError};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Snapshot};
+use changes::Changes;
 
 /// What the server tells a client about itself when it connects.
 const INSTRUCTIONS: &str = "This server serves Agent Skills: instructions for specific tasks. \
@@ -82,17 +107,34 @@ const INSTRUCTIONS: &str = "This server serves Agent Skills: instructions for sp
     files are skill:// resources.";
 
 /// An MCP server over a [`Catalog`]: tools, prompts and resources made from
-/// its skills, fresh on every request (see the [module](self)).
+/// its skills, fresh on every request, and change notifications (see the
+/// [module](self)). Clones share the catalog and the change watch; each
+/// serves one connection.
 ///
 /// ```
 /// use skillkit::mcp::McpServer;
 /// let server = McpServer::new(skillkit::Catalog::builder().build()).page_size(20);
 /// assert_eq!(server.catalog().provider_names().len(), 0);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct McpServer {
     catalog: Catalog,
     page_size: usize,
+    changes: Arc<Changes>,
+    /// Whether this connection's client is told of changes yet.
+    joined: AtomicBool,
+}
+
+impl Clone for McpServer {
+    /// Another handle on the same server, for another connection.
+    fn clone(&self) -> McpServer {
+        McpServer {
+            catalog: self.catalog.clone(),
+            page_size: self.page_size,
+            changes: Arc::clone(&self.changes),
+            joined: AtomicBool::new(false),
+        }
+    }
 }
 
 /// Why [`McpServer::serve_stdio`] stopped.
@@ -111,6 +153,12 @@ pub enum ServeError {
     /// The task serving the connection failed.
     #[error("the MCP server stopped: {0}")]
     Task(String),
+    /// The HTTP listener failed.
+    #[error("the MCP server's HTTP listener failed: {0}")]
+    Io(#[source] std::io::Error),
+    /// An option is malformed (the message says how to write it).
+    #[error("{0}")]
+    Options(String),
 }
 
 impl McpServer {
@@ -122,9 +170,26 @@ impl McpServer {
     /// ```
     pub fn new(catalog: Catalog) -> McpServer {
         McpServer {
+            changes: Arc::new(Changes::new(catalog.clone(), Some(DEFAULT_WATCH_INTERVAL))),
             catalog,
             page_size: DEFAULT_PAGE_SIZE,
+            joined: AtomicBool::new(false),
         }
+    }
+
+    /// Sets how often the catalog is queried for changes while a client is
+    /// connected ([`DEFAULT_WATCH_INTERVAL`]); `None`: only requests find
+    /// changes, so an idle client is not told of them.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = skillkit::mcp::McpServer::new(skillkit::Catalog::builder().build())
+    ///     .watch(Some(Duration::from_millis(500)));
+    /// # let _ = server;
+    /// ```
+    pub fn watch(mut self, interval: Option<Duration>) -> McpServer {
+        self.changes = Arc::new(Changes::new(self.catalog.clone(), interval));
+        self
     }
 
     /// Sets how many items a page of `tools/list`, `prompts/list` and
@@ -150,9 +215,9 @@ impl McpServer {
         &self.catalog
     }
 
-    /// Serves one client on this process's stdin and stdout until it
-    /// disconnects. Nothing else may write to stdout meanwhile (log to
-    /// stderr).
+    /// Serves one client on this process's stdin and stdout ([`JsonLines`])
+    /// until it disconnects. Nothing else may write to stdout meanwhile (log
+    /// to stderr).
     ///
     /// ```no_run
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -162,7 +227,7 @@ impl McpServer {
     /// ```
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(JsonLines::new(tokio::io::stdin(), tokio::io::stdout()))
             .await
             .map_err(|e| ServeError::Handshake(Box::new(e)))?;
         running
@@ -171,27 +236,46 @@ impl McpServer {
             .map_err(|e| ServeError::Task(e.to_string()))?;
         Ok(())
     }
+
+    /// A snapshot of the catalog, compared with the previous query (telling
+    /// every client of a change), with `peer` told of changes from now on.
+    async fn snapshot(&self, peer: &Peer<RoleServer>) -> Snapshot {
+        if !self.joined.swap(true, Ordering::AcqRel) {
+            self.changes.join(peer.clone());
+        }
+        let snapshot = self.catalog.snapshot().await;
+        self.changes.observe(&snapshot);
+        snapshot
+    }
 }
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_prompts()
+            .enable_prompts_list_changed()
             .enable_resources()
+            .enable_resources_list_changed()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillkit", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
 
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // The query changes are told against, from the start.
+        self.snapshot(&context.peer).await;
+    }
+
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
-        let snapshot = self.catalog.snapshot().await;
+        let snapshot = self.snapshot(&context.peer).await;
         let tools = tools::Tools::of(&snapshot).definitions();
         let (page, next) = pages::page(tools, |t| &t.name, cursor, self.page_size);
         let mut result = ListToolsResult::with_all_items(page);
@@ -202,9 +286,9 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let snapshot = self.catalog.snapshot().await;
+        let snapshot = self.snapshot(&context.peer).await;
         let tools = tools::Tools::of(&snapshot);
         Ok(tools.call(&snapshot, request).await?.into())
     }
@@ -212,10 +296,10 @@ impl ServerHandler for McpServer {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
-        let snapshot = self.catalog.snapshot().await;
+        let snapshot = self.snapshot(&context.peer).await;
         let prompts = prompts::list(&snapshot);
         let (page, next) = pages::page(prompts, |p| &p.name, cursor, self.page_size);
         let mut result = ListPromptsResult::with_all_items(page);
@@ -226,19 +310,19 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let snapshot = self.catalog.snapshot().await;
+        let snapshot = self.snapshot(&context.peer).await;
         Ok(prompts::get(&snapshot, &request)?.into())
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
-        let snapshot = self.catalog.snapshot().await;
+        let snapshot = self.snapshot(&context.peer).await;
         let resources = resources::after(&snapshot, cursor, self.page_size);
         let (page, next) = pages::page(resources, |r| &r.uri, cursor, self.page_size);
         let mut result = ListResourcesResult::with_all_items(page);
@@ -249,9 +333,9 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let snapshot = self.catalog.snapshot().await;
+        let snapshot = self.snapshot(&context.peer).await;
         Ok(resources::read(&snapshot, &request.uri)?.into())
     }
 }

@@ -228,20 +228,29 @@ impl Local {
     /// assert!(skillkit::Local::new("/no/such/dir").load().is_err());
     /// ```
     pub fn load(&self) -> Result<Vec<Kit>, ProviderError> {
+        // The cache is locked here, before the pool is entered: a worker
+        // waiting for the files of one load runs other tasks of the pool
+        // meanwhile, and a second load of this provider locking the cache on
+        // that worker would wait for itself.
+        let mut cache = self
+            .inner
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let cache: &mut Cache = &mut cache;
         match pool() {
             Some(pool) if rayon::current_thread_index().is_none() => {
                 let context = Context::current();
-                pool.install(|| context.enter(|| self.load_here(&context)))
+                pool.install(|| context.enter(|| self.load_here(cache, &context)))
             }
-            _ => self.load_here(&Context::current()),
+            _ => self.load_here(cache, &Context::current()),
         }
     }
 
-    /// [`load`](Local::load), in parallel when running on [`pool`], logging
-    /// in the caller's `context`.
-    fn load_here(&self, context: &Context) -> Result<Vec<Kit>, ProviderError> {
+    /// [`load`](Local::load) into the locked `cache`, in parallel when
+    /// running on [`pool`], logging in the caller's `context`.
+    fn load_here(&self, cache: &mut Cache, context: &Context) -> Result<Vec<Kit>, ProviderError> {
         let inner = &self.inner;
-        let mut cache = inner.cache.lock().unwrap_or_else(PoisonError::into_inner);
         let io = |source| ProviderError::Io {
             path: inner.dir.clone(),
             source,

@@ -1,0 +1,196 @@
+//! Agreement with the official Python MCP SDK (PyPI `mcp`): as a second,
+//! independent client of the real `skillkit serve`, over stdio and over
+//! Streamable HTTP on 127.0.0.1, it lists the same tools, prompts and
+//! resources and gets the same results as rmcp's client.
+//!
+//! Needs Python with `mcp` importable: `bench/peers/setup.sh` installs it into
+//! `bench/peers/.venv`, which this test prefers; else `$SKILLKIT_PYTHON`, else
+//! `python3`. Without it the test says loudly that it SKIPPED, unless
+//! `SKILLKIT_REQUIRE_PEERS=1` (as in CI), where that is a failure.
+
+mod serve_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rmcp::ServiceExt;
+use rmcp::model::{
+    GetPromptRequestParams, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents,
+};
+use rmcp::service::{RoleClient, RunningService, Service};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use serve_support::*;
+
+const SKILL: &str = "notes:search";
+const ARGUMENTS: &str = "rust \"and more\"";
+const FILE: &str = "scripts/find.sh";
+const RESOURCE: &str = "skill://notes/search/SKILL.md";
+const TOKEN: &str = "py-t0ken";
+
+fn peers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bench/peers")
+}
+
+/// A Python that can import `mcp`, or why there is none.
+fn python() -> Result<PathBuf, String> {
+    let mut candidates = vec![peers_dir().join(".venv/bin/python")];
+    if let Ok(python) = std::env::var("SKILLKIT_PYTHON") {
+        candidates.insert(0, python.into());
+    }
+    candidates.push("python3".into());
+    let mut tried = Vec::new();
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import mcp.client.stdio"])
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if ok {
+            return Ok(python);
+        }
+        tried.push(python.display().to_string());
+    }
+    Err(format!(
+        "no Python with the `mcp` package (tried {}); run bench/peers/setup.sh",
+        tried.join(", ")
+    ))
+}
+
+/// What `bench/peers/mcp_client.py` saw, connected as `how`.
+async fn python_side(python: &Path, how: &[&str]) -> Value {
+    let mut command = Command::new(python);
+    command
+        .arg(peers_dir().join("mcp_client.py"))
+        .args(["--skill", SKILL, "--arguments", ARGUMENTS, "--file", FILE])
+        .args(["--resource", RESOURCE])
+        .args(how)
+        .env("SKILLKIT_MCP_TOKEN", TOKEN);
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the Python SDK client failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn tool_text(result: &rmcp::model::CallToolResult) -> Value {
+    json!({"is_error": result.is_error == Some(true), "text": text(result)})
+}
+
+/// The same, seen by rmcp's client, in the script's shape.
+async fn rust_side<S: Service<RoleClient>>(client: &RunningService<RoleClient, S>) -> Value {
+    let mut tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    tools.sort();
+    let prompts: Vec<Value> = client
+        .list_all_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| {
+            let arguments: Vec<String> = p
+                .arguments
+                .iter()
+                .flatten()
+                .map(|a| a.name.clone())
+                .collect();
+            json!({"name": p.name, "description": p.description, "arguments": arguments})
+        })
+        .collect();
+    let mut resources = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client
+            .list_resources(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await
+            .unwrap();
+        resources.extend(page.resources.into_iter().map(|r| r.uri.clone()));
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let listed = call(client, "list_skills", json!({})).await;
+    let mut prompt = GetPromptRequestParams::new(SKILL);
+    prompt.arguments = json!({"arguments": ARGUMENTS}).as_object().cloned();
+    let prompt: Vec<Value> = client
+        .get_prompt(prompt)
+        .await
+        .unwrap()
+        .messages
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap()["content"]["text"].clone())
+        .collect();
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(RESOURCE))
+        .await
+        .unwrap();
+    let resource: Vec<Value> = read
+        .contents
+        .iter()
+        .map(|c| match c {
+            ResourceContents::TextResourceContents { text, .. } => json!(text),
+            _ => Value::Null,
+        })
+        .collect();
+    json!({
+        "tools": tools,
+        "prompts": prompts,
+        "resources": resources,
+        "list_skills": serde_json::from_str::<Value>(text(&listed)).unwrap(),
+        "activate_skill": tool_text(&call(client, "activate_skill", json!({"name": SKILL, "arguments": ARGUMENTS})).await),
+        "read_skill_file": tool_text(&call(client, "read_skill_file", json!({"name": SKILL, "path": FILE})).await),
+        "unknown_skill": tool_text(&call(client, "activate_skill", json!({"name": "no:such"})).await),
+        "prompt": prompt,
+        "resource": resource,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agrees_with_the_python_mcp_sdk_over_stdio_and_http_or_skips_loudly_without_it() {
+    let python = match python() {
+        Ok(python) => python,
+        Err(why) if std::env::var("SKILLKIT_REQUIRE_PEERS").as_deref() != Ok("1") => {
+            eprintln!("\n*** SKIPPED: Python MCP SDK agreement NOT CHECKED: {why} ***\n");
+            return;
+        }
+        Err(why) => panic!("SKILLKIT_REQUIRE_PEERS=1 but {why}"),
+    };
+    let dir = kit();
+    let notes = dir.path().join("notes");
+
+    // stdio: each client starts its own `skillkit serve`.
+    let binary = env!("CARGO_BIN_EXE_skillkit");
+    let notes_arg = notes.to_str().unwrap();
+    let over_stdio = python_side(&python, &["--stdio", binary, "serve", notes_arg]).await;
+    let client = serve(&[&notes]).await;
+    let ours = rust_side(&client).await;
+    client.cancel().await.unwrap();
+    assert_eq!(over_stdio, ours, "stdio: the Python SDK and rmcp disagree");
+    assert_eq!(ours["activate_skill"]["is_error"], false);
+    assert_eq!(ours["unknown_skill"]["is_error"], true);
+    assert_eq!(ours["tools"].as_array().unwrap().len(), 3);
+
+    // Streamable HTTP: one server, both clients, with the token.
+    let http = HttpServe::start(&[notes.as_os_str()], Some(TOKEN));
+    let over_http = python_side(&python, &["--http", &http.url]).await;
+    let config = StreamableHttpClientTransportConfig::with_uri(http.url.clone()).auth_header(TOKEN);
+    let client = ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap();
+    let ours_http = rust_side(&client).await;
+    client.cancel().await.unwrap();
+    assert_eq!(
+        over_http, ours_http,
+        "HTTP: the Python SDK and rmcp disagree"
+    );
+    assert_eq!(ours_http, ours, "HTTP and stdio serve the same");
+}

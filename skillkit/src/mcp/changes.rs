@@ -1,0 +1,181 @@
+//! Change notifications: every catalog query of the server (a request, or
+//! the background poll) is compared with the one before, and each list that
+//! changed (`tools`, `prompts`, `resources`) is announced to every connected
+//! client with its `notifications/*/list_changed`.
+//!
+//! The comparison is cheap: when every skill of the snapshot is the same
+//! `Arc` as at the previous query (providers keep the skills they did not
+//! re-read), nothing changed; otherwise a hash of what each list shows (names,
+//! descriptions, locations, executable skills' schemas) is compared. Files
+//! added beside a skill are not watched: a client sees them at its next
+//! `resources/list`.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use rmcp::{Peer, RoleServer};
+
+use crate::catalog::{Catalog, Snapshot};
+use crate::skill::Skill;
+
+/// How often the catalog is queried for changes while a client is
+/// connected, unless [`McpServer::watch`](super::McpServer::watch) says
+/// otherwise.
+///
+/// ```
+/// assert_eq!(skillkit::mcp::DEFAULT_WATCH_INTERVAL.as_secs(), 2);
+/// ```
+pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_secs(2);
+
+/// What the lists of one snapshot show, hashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lists {
+    tools: u64,
+    prompts: u64,
+    resources: u64,
+}
+
+impl Lists {
+    fn of(snapshot: &Snapshot) -> Lists {
+        let (mut tools, mut prompts, mut resources) = (
+            DefaultHasher::new(),
+            DefaultHasher::new(),
+            DefaultHasher::new(),
+        );
+        for entry in snapshot.entries() {
+            let skill = entry.skill;
+            (&skill.name, &skill.description).hash(&mut prompts);
+            (&skill.name, &skill.description, &skill.location).hash(&mut resources);
+            if let Some(tool) = &entry.tool {
+                let definition = tool.definition(skill);
+                (&skill.name, &definition.description).hash(&mut tools);
+                definition.input_schema.to_string().hash(&mut tools);
+            }
+        }
+        Lists {
+            tools: tools.finish(),
+            prompts: prompts.finish(),
+            resources: resources.finish(),
+        }
+    }
+}
+
+/// The last query seen and the clients to tell of a change.
+#[derive(Default)]
+struct State {
+    skills: Vec<Arc<Skill>>,
+    lists: Option<Lists>,
+    peers: Vec<Peer<RoleServer>>,
+}
+
+/// The change watch of one server, shared by all its connections.
+pub(super) struct Changes {
+    catalog: Catalog,
+    interval: Option<Duration>,
+    polling: AtomicBool,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Changes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Changes")
+            .field("interval", &self.interval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Changes {
+    /// The watch of `catalog`, polled every `interval` (never with `None`).
+    pub(super) fn new(catalog: Catalog, interval: Option<Duration>) -> Changes {
+        Changes {
+            catalog,
+            interval,
+            polling: AtomicBool::new(false),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Tells `peer` of the changes found from now on, and starts the poll
+    /// when it is not running.
+    pub(super) fn join(self: &Arc<Self>, peer: Peer<RoleServer>) {
+        if let Ok(mut state) = self.state.lock() {
+            state.peers.push(peer);
+        }
+        if let Some(interval) = self.interval
+            && !self.polling.swap(true, Ordering::AcqRel)
+        {
+            tokio::spawn(poll(Arc::downgrade(self), interval));
+        }
+    }
+
+    /// Compares `snapshot` with the previous query and notifies every
+    /// connected client of each list that changed (in the background).
+    pub(super) fn observe(&self, snapshot: &Snapshot) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let same = state.skills.len() == snapshot.skills().count()
+            && state
+                .skills
+                .iter()
+                .zip(snapshot.skills())
+                .all(|(a, b)| Arc::ptr_eq(a, b));
+        if same && state.lists.is_some() {
+            return;
+        }
+        state.skills = snapshot.skills().cloned().collect();
+        let lists = Lists::of(snapshot);
+        let Some(before) = state.lists.replace(lists) else {
+            return;
+        };
+        if before == lists {
+            return;
+        }
+        state.peers.retain(|peer| !peer.is_transport_closed());
+        let peers = state.peers.clone();
+        drop(state);
+        tracing::debug!(clients = peers.len(), "the catalog changed");
+        tokio::spawn(async move {
+            for peer in peers {
+                // A client that left meanwhile is dropped at the next change.
+                if lists.tools != before.tools {
+                    let _ = peer.notify_tool_list_changed().await;
+                }
+                if lists.prompts != before.prompts {
+                    let _ = peer.notify_prompt_list_changed().await;
+                }
+                if lists.resources != before.resources {
+                    let _ = peer.notify_resource_list_changed().await;
+                }
+            }
+        });
+    }
+
+    /// Whether a client is connected.
+    fn watched(&self) -> bool {
+        self.state.lock().is_ok_and(|mut state| {
+            state.peers.retain(|peer| !peer.is_transport_closed());
+            !state.peers.is_empty()
+        })
+    }
+}
+
+/// Queries the catalog every `interval` while a client is connected, until
+/// the server is dropped.
+async fn poll(changes: Weak<Changes>, interval: Duration) {
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(changes) = changes.upgrade() else {
+            return;
+        };
+        if changes.watched() {
+            let snapshot = changes.catalog.snapshot().await;
+            changes.observe(&snapshot);
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! MCP's Streamable HTTP transport (rmcp's server, on axum), behind the
+//! checks MCP asks of it: the `Origin` of browser requests (403), an
+//! optional bearer token (401), a request size limit (413), and a body that
+//! is one JSON-RPC message (400 with the JSON-RPC error, see `jsonrpc`).
+//! Then rmcp checks the `Host` (loopback names unless others are allowed)
+//! and serves the session, with its event stream for notifications.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use secrecy::{ExposeSecret, SecretString};
+
+use super::jsonrpc::{self, Read};
+use super::origin::{self, Allowed};
+use super::{McpServer, ServeError};
+
+/// The path the server answers on (`http://127.0.0.1:8080/mcp`).
+///
+/// ```
+/// assert_eq!(skillkit::mcp::HTTP_PATH, "/mcp");
+/// ```
+pub const HTTP_PATH: &str = "/mcp";
+
+/// The largest request body accepted unless
+/// [`HttpOptions::max_request_bytes`] says otherwise: 4 MiB.
+///
+/// ```
+/// assert_eq!(skillkit::mcp::DEFAULT_MAX_REQUEST_BYTES, 4 << 20);
+/// ```
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+
+/// How the HTTP transport guards itself: see [`McpServer::router`]. The
+/// token is never shown (`Debug` prints `[redacted]`).
+///
+/// ```
+/// use skillkit::mcp::HttpOptions;
+/// let options = HttpOptions::new()
+///     .bearer_token("s3cret")
+///     .max_request_bytes(1 << 20)
+///     .allow_origin("https://app.example.com")
+///     .unwrap()
+///     .allow_host("mcp.example.com");
+/// let shown = format!("{options:?}");
+/// assert!(shown.contains("[redacted]") && !shown.contains("s3cret"));
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    token: Option<SecretString>,
+    max_request_bytes: usize,
+    origins: Vec<Allowed>,
+    hosts: Vec<String>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> HttpOptions {
+        HttpOptions {
+            token: None,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            origins: origin::loopback(),
+            hosts: ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec(),
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("token", &self.token.as_ref().map(|_| "[redacted]"))
+            .field("max_request_bytes", &self.max_request_bytes)
+            .field("origins", &self.origins)
+            .field("hosts", &self.hosts)
+            .finish()
+    }
+}
+
+impl HttpOptions {
+    /// No token, [`DEFAULT_MAX_REQUEST_BYTES`], loopback origins and hosts.
+    ///
+    /// ```
+    /// let options = skillkit::mcp::HttpOptions::new();
+    /// assert!(format!("{options:?}").contains("token: None"));
+    /// ```
+    pub fn new() -> HttpOptions {
+        HttpOptions::default()
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every request (else 401).
+    ///
+    /// ```
+    /// let options = skillkit::mcp::HttpOptions::new().bearer_token(std::env::var("MY_TOKEN").unwrap_or_default());
+    /// # let _ = options;
+    /// ```
+    pub fn bearer_token(mut self, token: impl Into<String>) -> HttpOptions {
+        self.token = Some(SecretString::from(token.into()));
+        self
+    }
+
+    /// The largest request body accepted (else 413).
+    ///
+    /// ```
+    /// let options = skillkit::mcp::HttpOptions::new().max_request_bytes(64 * 1024);
+    /// # let _ = options;
+    /// ```
+    pub fn max_request_bytes(mut self, bytes: usize) -> HttpOptions {
+        self.max_request_bytes = bytes;
+        self
+    }
+
+    /// Also accepts requests from browser pages of `origin`
+    /// (`scheme://host[:port]`, `:*` for any port; without a port, the
+    /// scheme's default). Refused when it is not of that form.
+    ///
+    /// ```
+    /// use skillkit::mcp::HttpOptions;
+    /// assert!(HttpOptions::new().allow_origin("http://dev.example.com:*").is_ok());
+    /// assert!(HttpOptions::new().allow_origin("dev.example.com").is_err());
+    /// ```
+    pub fn allow_origin(mut self, origin: &str) -> Result<HttpOptions, ServeError> {
+        let allowed = Allowed::parse(origin).ok_or_else(|| {
+            ServeError::Options(format!(
+                "`{origin}` is not an origin; write it as scheme://host[:port], such as \
+                 https://app.example.com or http://localhost:*"
+            ))
+        })?;
+        self.origins.push(allowed);
+        Ok(self)
+    }
+
+    /// Also answers requests whose `Host` is `host` (a name, or
+    /// `name:port`), for a server reached by a name other than loopback.
+    ///
+    /// ```
+    /// let options = skillkit::mcp::HttpOptions::new().allow_host("mcp.internal");
+    /// # let _ = options;
+    /// ```
+    pub fn allow_host(mut self, host: impl Into<String>) -> HttpOptions {
+        self.hosts.push(host.into());
+        self
+    }
+}
+
+/// The checks that run before rmcp sees a request.
+struct Guard {
+    token: Option<SecretString>,
+    max_request_bytes: usize,
+    origins: Vec<Allowed>,
+}
+
+impl McpServer {
+    /// The server as an axum [`Router`](axum::Router) answering MCP's
+    /// Streamable HTTP transport on [`HTTP_PATH`]: merge or nest it into
+    /// your application's router. Each client session is a connection of
+    /// its own (with its change notifications on its event stream). A
+    /// request is refused with 403 when its `Origin` is not allowed, 401
+    /// without the bearer token (when one is set), 413 over the size limit,
+    /// and 400 with a JSON-RPC error (`-32700`, `-32600`, id null) when its
+    /// body is not one JSON-RPC message.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::mcp::{axum, HttpOptions, McpServer};
+    ///
+    /// let server = McpServer::new(skillkit::Catalog::builder().build());
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(server.router(HttpOptions::new()));
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    /// tokio::spawn(async move { axum::serve(listener, app).await });
+    ///
+    /// let client = reqwest::Client::new();
+    /// let refused = client.post(&url).header("origin", "https://evil.example").body("{}").send().await.unwrap();
+    /// assert_eq!(refused.status(), 403);
+    /// let malformed = client.post(&url).body("not json").send().await.unwrap();
+    /// assert_eq!(malformed.status(), 400);
+    /// let error: serde_json::Value = malformed.json().await.unwrap();
+    /// assert_eq!(error["error"]["code"], -32700);
+    /// # });
+    /// ```
+    pub fn router(&self, options: HttpOptions) -> axum::Router {
+        let config = StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(options.max_request_bytes)
+            .with_allowed_hosts(options.hosts);
+        let server = self.clone();
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let guard = Arc::new(Guard {
+            token: options.token,
+            max_request_bytes: options.max_request_bytes,
+            origins: options.origins,
+        });
+        axum::Router::new()
+            .route_service(HTTP_PATH, service)
+            .layer(axum::middleware::from_fn_with_state(guard, check))
+    }
+
+    /// Serves [`router`](Self::router) on `listener` until the listener
+    /// fails: bind it yourself (port 0 for any free port, and
+    /// `local_addr` tells which).
+    ///
+    /// ```no_run
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::mcp::{HttpOptions, McpServer};
+    /// let catalog = skillkit::Catalog::builder().provider(skillkit::Local::new("skills")).build();
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await.unwrap();
+    /// McpServer::new(catalog).serve_http(listener, HttpOptions::new()).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn serve_http(
+        self,
+        listener: tokio::net::TcpListener,
+        options: HttpOptions,
+    ) -> Result<(), ServeError> {
+        axum::serve(listener, self.router(options))
+            .await
+            .map_err(ServeError::Io)
+    }
+}
+
+/// A plain-text refusal.
+fn refuse(status: StatusCode, message: String) -> Response {
+    (status, message).into_response()
+}
+
+/// Runs the guard's checks, then the rest of the stack.
+async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    if let Some(value) = request.headers().get(header::ORIGIN) {
+        let origin = value.to_str().unwrap_or("");
+        if !origin::allowed(origin, &guard.origins) {
+            tracing::warn!(origin, "refused a request from a page of another origin");
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Forbidden: requests from pages of `{origin}` are not accepted (DNS \
+                     rebinding protection); the server's operator can allow that origin"
+                ),
+            );
+        }
+    }
+    if let Some(token) = &guard.token
+        && !bearer_matches(request.headers().get(header::AUTHORIZATION), token)
+    {
+        let mut response = refuse(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: send the header `Authorization: Bearer <token>` with the server's \
+             token"
+                .to_owned(),
+        );
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return response;
+    }
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let limit = guard.max_request_bytes;
+    let too_large = || {
+        refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: a request body may hold at most {limit} bytes"),
+        )
+    };
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return too_large();
+    }
+    let mut bytes = Vec::new();
+    let mut chunks = body.into_data_stream();
+    while let Some(chunk) = chunks.next().await {
+        let Ok(chunk) = chunk else {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the request body could not be read".to_owned(),
+            );
+        };
+        if bytes.len() + chunk.len() > limit {
+            return too_large();
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    if let Read::Malformed { answer, .. } = jsonrpc::read(&bytes) {
+        return (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            answer,
+        )
+            .into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Whether `value` is `Bearer <token>`, compared in constant time.
+fn bearer_matches(value: Option<&HeaderValue>, token: &SecretString) -> bool {
+    let Some(given) = value
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (given, expected) = (given.trim().as_bytes(), token.expose_secret().as_bytes());
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+            == 0
+}
