@@ -144,7 +144,10 @@ fn report_rss(sizes: &[usize]) {
         let [skills, before, after] = fields[..] else {
             panic!("rss child printed {line}")
         };
-        assert_eq!(skills, n as u64, "the rss child loads every generated skill");
+        assert_eq!(
+            skills, n as u64,
+            "the rss child loads every generated skill"
+        );
         let per_skill = after.saturating_sub(before) / skills;
         let (head, file) = mean_sizes(&dir);
         println!(
