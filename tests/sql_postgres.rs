@@ -314,4 +314,23 @@ async fn the_provider_recovers_when_the_server_comes_back() {
         .await
         .unwrap();
     assert!(catalog.get_skill("files:write").await.is_some());
+
+    // A restart with no query while the server was down: the idle
+    // connections, used a moment ago, all died with it. The very first write
+    // and the very first query after it still succeed.
+    for round in 0..3 {
+        cluster.down();
+        cluster.up();
+        let name = format!("round-{round}");
+        sql.put_skill("files", &Skill::new(name.clone(), "A round."))
+            .await
+            .unwrap_or_else(|e| panic!("the first write after restart {round}: {e}"));
+        cluster.down();
+        cluster.up();
+        assert!(
+            catalog.get_skill(&format!("files:{name}")).await.is_some(),
+            "the first query after restart {round}: {:?}",
+            catalog.diagnostics()
+        );
+    }
 }

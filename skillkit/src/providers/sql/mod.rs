@@ -44,7 +44,7 @@ mod store;
 
 use std::borrow::Cow;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use cache::Rows;
@@ -164,8 +164,9 @@ pub struct Sql {
 
 struct Inner {
     /// The connections, made at the first query or write (sqlx's pool needs
-    /// to run inside a Tokio runtime, which `Sql::open` does not).
-    pool: OnceLock<Pool>,
+    /// to run inside a Tokio runtime, which `Sql::open` does not), and made
+    /// anew when one was found lost (see [`Sql::run`]).
+    pool: Mutex<Connections>,
     connect: Connect,
     /// The URL without credentials: `sql:<url>` names the provider.
     database: String,
@@ -200,6 +201,13 @@ enum Pool {
     Sqlite(sqlx::SqlitePool),
     #[cfg(feature = "postgres")]
     Postgres(sqlx::PgPool),
+}
+
+/// The pool in use, if made yet, and how many pools came before it.
+#[derive(Default)]
+struct Connections {
+    generation: u64,
+    pool: Option<Pool>,
 }
 
 /// Makes the pool (see [`Inner::pool`]).
@@ -298,7 +306,7 @@ impl SqlBuilder {
         };
         Ok(Sql {
             inner: Arc::new(Inner {
-                pool: OnceLock::new(),
+                pool: Mutex::default(),
                 connect,
                 label: format!("sql:{database}"),
                 database,
@@ -311,9 +319,9 @@ impl SqlBuilder {
     }
 
     /// The pool settings. A connection idle for a while is pinged before it
-    /// is used (one that died with its server is replaced, so the first
-    /// query after a restart succeeds); one used a moment ago is not, so a
-    /// query with nothing changed is one round trip, not two.
+    /// is used; one used a moment ago is not, so a query with nothing
+    /// changed is one round trip, not two. One that died with its server in
+    /// that moment is caught by [`Sql::run`], which connects afresh.
     fn pool_options<DB: sqlx::Database>(&self) -> sqlx::pool::PoolOptions<DB> {
         sqlx::pool::PoolOptions::new()
             .max_connections(self.max_connections)
@@ -392,33 +400,83 @@ impl Sql {
     /// ```
     pub async fn revision(&self) -> Result<i64, SqlError> {
         self.ready().await?;
-        self.timed(async {
-            on_pool!(self.pool(), p => sqlx::query_scalar(schema::REVISION).fetch_one(p).await)
-        })
+        self.run(
+            |pool| async move {
+                on_pool!(&pool, p => sqlx::query_scalar(schema::REVISION).fetch_one(p).await)
+            },
+            || true,
+        )
         .await
     }
 
-    /// The connections (made now if this is the first use).
-    fn pool(&self) -> &Pool {
-        self.inner.pool.get_or_init(|| (self.inner.connect)())
+    /// The pool in use and its generation (made now if there is none).
+    fn pool(&self) -> (u64, Pool) {
+        let mut current = self
+            .inner
+            .pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let generation = current.generation;
+        let pool = current.pool.get_or_insert_with(|| (self.inner.connect)());
+        (generation, pool.clone())
     }
 
-    /// Runs `work` within the timeout, naming the database in its error.
-    async fn timed<T>(
-        &self,
-        work: impl Future<Output = Result<T, sqlx::Error>>,
-    ) -> Result<T, SqlError> {
-        let database = || self.inner.database.clone();
-        match tokio::time::timeout(self.inner.timeout, work).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(sqlx::Error::PoolTimedOut)) | Err(_) => Err(SqlError::Timeout {
-                database: database(),
-                timeout: self.inner.timeout,
-            }),
-            Ok(Err(source)) => Err(SqlError::Database {
-                database: database(),
-                source,
-            }),
+    /// Drops pool `generation` if it is still the one in use, so the next
+    /// query connects afresh; whether it did. A PostgreSQL connection dies
+    /// with its server (a restart, a failover, a proxy timing out), and every
+    /// idle connection of the pool died with it, pinged or not. SQLite's
+    /// never do, and an in-memory database lives only in its pool: kept.
+    fn forget(&self, generation: u64) -> bool {
+        let mut current = self
+            .inner
+            .pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if current.generation != generation || matches!(current.pool, Some(Pool::Sqlite(_))) {
+            return current.generation != generation;
+        }
+        current.generation += 1;
+        current.pool = None;
+        true
+    }
+
+    /// Runs `attempt` on the pool within the timeout, naming the database in
+    /// its error. When the connection turns out to be lost, the pool is
+    /// replaced and, if `may_retry` says the attempt changed nothing yet,
+    /// it runs once more on a fresh connection: the first query after a
+    /// server restart succeeds.
+    async fn run<T, F, Fut>(&self, attempt: F, may_retry: impl Fn() -> bool) -> Result<T, SqlError>
+    where
+        F: Fn(Pool) -> Fut,
+        Fut: Future<Output = Result<T, sqlx::Error>>,
+    {
+        let mut tried = false;
+        loop {
+            let (generation, pool) = self.pool();
+            let outcome = tokio::time::timeout(self.inner.timeout, attempt(pool)).await;
+            match outcome {
+                Ok(Err(error)) if is_lost(&error) && self.forget(generation) && !tried => {
+                    if !may_retry() {
+                        return Err(self.failed(error));
+                    }
+                    tried = true;
+                }
+                Ok(Ok(value)) => return Ok(value),
+                Ok(Err(sqlx::Error::PoolTimedOut)) | Err(_) => {
+                    return Err(SqlError::Timeout {
+                        database: self.inner.database.clone(),
+                        timeout: self.inner.timeout,
+                    });
+                }
+                Ok(Err(error)) => return Err(self.failed(error)),
+            }
+        }
+    }
+
+    fn failed(&self, source: sqlx::Error) -> SqlError {
+        SqlError::Database {
+            database: self.inner.database.clone(),
+            source,
         }
     }
 
@@ -444,10 +502,14 @@ impl Sql {
 
     async fn migrate(&self) -> Result<(), SqlError> {
         let database = self.inner.database.clone();
-        let run = async { on_pool!(self.pool(), p => schema::migrator(p).run(p).await) };
+        let (generation, pool) = self.pool();
+        let run = async { on_pool!(&pool, p => schema::migrator(p).run(p).await) };
         match tokio::time::timeout(self.inner.timeout, run).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(sqlx::migrate::MigrateError::Execute(source))) if is_unreachable(&source) => {
+                if is_lost(&source) {
+                    self.forget(generation);
+                }
                 Err(SqlError::Database { database, source })
             }
             Ok(Err(source)) => Err(SqlError::Migrate { database, source }),
@@ -505,8 +567,8 @@ impl Sql {
     /// The revision now and the rows written after `since`, read in one
     /// snapshot.
     async fn changes(&self, since: i64) -> Result<(i64, Vec<SkillRow>, Vec<AgentRow>), SqlError> {
-        self.timed(async {
-            on_pool!(self.pool(), p => {
+        let attempt = |pool: Pool| async move {
+            on_pool!(&pool, p => {
                 let mut tx = p.begin_with(schema::snapshot(p)).await?;
                 let now: i64 = sqlx::query_scalar(schema::REVISION).fetch_one(&mut *tx).await?;
                 let skills = sqlx::query_as(schema::SKILLS_SINCE)
@@ -522,8 +584,8 @@ impl Sql {
                 tx.commit().await?;
                 Ok((now, skills, agents))
             })
-        })
-        .await
+        };
+        self.run(attempt, || true).await
     }
 }
 
@@ -544,6 +606,19 @@ fn is_unreachable(error: &sqlx::Error) -> bool {
         error,
         sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed
     )
+}
+
+/// Whether `error` says the connection is gone: the socket closed, or the
+/// server said it is shutting down or refused the connection (SQLSTATE
+/// class 08, and 57P01–57P03).
+fn is_lost(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(error) => error
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P0")),
+        _ => false,
+    }
 }
 
 #[async_trait::async_trait]

@@ -3,6 +3,8 @@
 //! revision first, so writers from every process queue on one row and
 //! readers see each write whole or not at all.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use skillkit_parser::name;
 
 use super::rows::{AgentRow, SkillRow, bare_name, check_kit};
@@ -238,89 +240,96 @@ impl Sql {
     /// back (`None`).
     async fn write(&self, ops: Vec<Op>) -> Result<Option<i64>, SqlError> {
         self.ready().await?;
-        self.timed(async {
-            on_pool!(self.pool(), p => {
-                let mut tx = p.begin().await?;
-                let revision: i64 = sqlx::query_scalar(schema::BUMP).fetch_one(&mut *tx).await?;
-                let mut changed = 0;
-                for op in &ops {
-                    let done = match op {
-                        Op::PutSkill(row) => sqlx::query(schema::PUT_SKILL)
-                            .bind(&row.kit)
-                            .bind(&row.name)
-                            .bind(&row.description)
-                            .bind(&row.body)
-                            .bind(&row.license)
-                            .bind(&row.compatibility)
-                            .bind(&row.allowed_tools)
-                            .bind(&row.metadata)
-                            .bind(&row.model)
-                            .bind(&row.required_scope)
-                            .bind(&row.extra)
-                            .bind(revision)
-                            .execute(&mut *tx)
-                            .await?,
-                        Op::DeleteSkill { kit, name } => sqlx::query(schema::DELETE_SKILL)
-                            .bind(kit)
-                            .bind(name)
-                            .bind(prefixed(kit, name))
-                            .bind(revision)
-                            .execute(&mut *tx)
-                            .await?,
-                        Op::PutAgent(row) => sqlx::query(schema::PUT_AGENT)
-                            .bind(&row.kit)
-                            .bind(row.root)
-                            .bind(&row.name)
-                            .bind(&row.description)
-                            .bind(&row.model)
-                            .bind(&row.system_prompt)
-                            .bind(&row.tools)
-                            .bind(row.max_turns)
-                            .bind(row.max_agent_depth)
-                            .bind(&row.metadata)
-                            .bind(&row.extra)
-                            .bind(revision)
-                            .execute(&mut *tx)
-                            .await?,
-                        Op::DeleteAgent { kit, root, name } => sqlx::query(schema::DELETE_AGENT)
-                            .bind(kit)
-                            .bind(*root)
-                            .bind(name)
-                            .bind(prefixed(kit, name))
-                            .bind(revision)
-                            .execute(&mut *tx)
-                            .await?,
-                        Op::ReplaceRoot { kit, keep } => sqlx::query(schema::DELETE_ROOT)
-                            .bind(kit)
-                            .bind(keep)
-                            .bind(revision)
-                            .execute(&mut *tx)
-                            .await?,
-                        Op::ClearKit(kit) => {
-                            let skills = sqlx::query(schema::DELETE_KIT_SKILLS)
-                                .bind(kit)
+        // A write whose commit was sent may have happened: never tried again.
+        let committing = AtomicBool::new(false);
+        let attempt = |pool: Pool| {
+            let (ops, committing) = (&ops, &committing);
+            async move {
+                on_pool!(&pool, p => {
+                    let mut tx = p.begin().await?;
+                    let revision: i64 = sqlx::query_scalar(schema::BUMP).fetch_one(&mut *tx).await?;
+                    let mut changed = 0;
+                    for op in ops {
+                        let done = match op {
+                            Op::PutSkill(row) => sqlx::query(schema::PUT_SKILL)
+                                .bind(&row.kit)
+                                .bind(&row.name)
+                                .bind(&row.description)
+                                .bind(&row.body)
+                                .bind(&row.license)
+                                .bind(&row.compatibility)
+                                .bind(&row.allowed_tools)
+                                .bind(&row.metadata)
+                                .bind(&row.model)
+                                .bind(&row.required_scope)
+                                .bind(&row.extra)
                                 .bind(revision)
                                 .execute(&mut *tx)
-                                .await?;
-                            changed += skills.rows_affected();
-                            sqlx::query(schema::DELETE_KIT_AGENTS)
+                                .await?,
+                            Op::DeleteSkill { kit, name } => sqlx::query(schema::DELETE_SKILL)
                                 .bind(kit)
+                                .bind(name)
+                                .bind(prefixed(kit, name))
                                 .bind(revision)
                                 .execute(&mut *tx)
-                                .await?
-                        }
-                    };
-                    changed += done.rows_affected();
-                }
-                if changed == 0 {
-                    tx.rollback().await?;
-                    return Ok(None);
-                }
-                tx.commit().await?;
-                Ok(Some(revision))
-            })
-        })
-        .await
+                                .await?,
+                            Op::PutAgent(row) => sqlx::query(schema::PUT_AGENT)
+                                .bind(&row.kit)
+                                .bind(row.root)
+                                .bind(&row.name)
+                                .bind(&row.description)
+                                .bind(&row.model)
+                                .bind(&row.system_prompt)
+                                .bind(&row.tools)
+                                .bind(row.max_turns)
+                                .bind(row.max_agent_depth)
+                                .bind(&row.metadata)
+                                .bind(&row.extra)
+                                .bind(revision)
+                                .execute(&mut *tx)
+                                .await?,
+                            Op::DeleteAgent { kit, root, name } => sqlx::query(schema::DELETE_AGENT)
+                                .bind(kit)
+                                .bind(*root)
+                                .bind(name)
+                                .bind(prefixed(kit, name))
+                                .bind(revision)
+                                .execute(&mut *tx)
+                                .await?,
+                            Op::ReplaceRoot { kit, keep } => sqlx::query(schema::DELETE_ROOT)
+                                .bind(kit)
+                                .bind(keep)
+                                .bind(revision)
+                                .execute(&mut *tx)
+                                .await?,
+                            Op::ClearKit(kit) => {
+                                let skills = sqlx::query(schema::DELETE_KIT_SKILLS)
+                                    .bind(kit)
+                                    .bind(revision)
+                                    .execute(&mut *tx)
+                                    .await?;
+                                changed += skills.rows_affected();
+                                sqlx::query(schema::DELETE_KIT_AGENTS)
+                                    .bind(kit)
+                                    .bind(revision)
+                                    .execute(&mut *tx)
+                                    .await?
+                            }
+                        };
+                        changed += done.rows_affected();
+                    }
+                    if changed == 0 {
+                        tx.rollback().await?;
+                        return Ok(None);
+                    }
+                    committing.store(true, Ordering::Relaxed);
+                    tx.commit().await?;
+                    Ok(Some(revision))
+                })
+            }
+        };
+        self.run(attempt, || !committing.load(Ordering::Relaxed))
+            .await
     }
 }
 
