@@ -15,12 +15,17 @@
 //! `.claude/skills/`, `.agents/skills/` and `skills/.curated/`. Only folders
 //! that never hold skills are skipped ([`is_skipped`]).
 
+mod listing;
+
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+
+use listing::{Handle, Kind, Listing};
 
 use crate::{AGENT_FILE, Diagnostic, SKILL_FILE};
 
@@ -222,7 +227,8 @@ impl KitLayout {
 /// ```
 #[derive(Debug, Default)]
 pub struct Scanner {
-    dirs: HashMap<PathBuf, CachedListing>,
+    /// Keyed by the path's bytes (hashing a `Path` walks its components).
+    dirs: HashMap<OsString, CachedListing>,
 }
 
 #[derive(Debug)]
@@ -287,87 +293,32 @@ impl Scanner {
         layout
     }
 
-    /// The entries of `dir`: remembered ones when its stamp is unchanged.
-    /// `known` is the stamp its parent's listing just took, when it did (the
-    /// directory has not been seen before, so there is nothing to compare).
+    /// The entries of `dir` (`name` in the open `parent`, when given):
+    /// remembered ones when its stamp is unchanged, else read now, with the
+    /// handle its children open relative to.
     fn listing(
         &mut self,
         dir: &Path,
-        known: Option<Stamp>,
+        parent: Option<(&Handle, &str)>,
         read_at: SystemTime,
-    ) -> io::Result<Arc<Listing>> {
-        let cached = self.dirs.get_mut(dir);
-        let stamp = match (known, &cached) {
-            (Some(stamp), None) => stamp,
-            _ => Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?,
-        };
-        if let Some(cached) = cached
-            && cached.stamp == stamp
-            && !cached.racy
-        {
-            cached.seen = true;
-            return Ok(Arc::clone(&cached.listing));
+    ) -> io::Result<(Arc<Listing>, Option<Handle>)> {
+        if let Some(cached) = self.dirs.get_mut(dir.as_os_str()) {
+            let stamp = Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+            if cached.stamp == stamp && !cached.racy {
+                cached.seen = true;
+                return Ok((Arc::clone(&cached.listing), None));
+            }
         }
-        let listing = Arc::new(Listing::read(dir)?);
+        let (listing, stamp, handle) = Listing::open(dir, parent)?;
+        let listing = Arc::new(listing);
         let cached = CachedListing {
             stamp,
             racy: stamp.is_racy(read_at),
             listing: Arc::clone(&listing),
             seen: true,
         };
-        self.dirs.insert(dir.to_path_buf(), cached);
-        Ok(listing)
-    }
-}
-
-/// The kinds of directory entries the layout cares about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    File,
-    Dir,
-    /// Resolved at each walk, so a retargeted link is followed.
-    Symlink,
-}
-
-/// A directory's UTF-8 named entries but skipped folders ([`is_skipped`]), with the stamps of its
-/// sub-directories taken while listing (a stat relative to the open directory,
-/// cheaper than one by path).
-#[derive(Debug, Default)]
-struct Listing {
-    /// Exactly as long as the directory (a scanner keeps a listing per
-    /// folder, most of them holding one `SKILL.md`).
-    entries: Box<[(String, Kind, Option<Stamp>)]>,
-}
-
-impl Listing {
-    fn read(dir: &Path) -> io::Result<Listing> {
-        let mut entries = Vec::new();
-        for entry in fs::read_dir(dir)? {
-            let Ok(entry) = entry else { continue };
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            if is_skipped(&name) && !file_type.is_file() {
-                continue;
-            }
-            let (kind, stamp) = if file_type.is_symlink() {
-                (Kind::Symlink, None)
-            } else if file_type.is_dir() {
-                (
-                    Kind::Dir,
-                    entry.metadata().ok().map(|m| Stamp::from_metadata(&m)),
-                )
-            } else {
-                (Kind::File, None)
-            };
-            entries.push((name, kind, stamp));
-        }
-        Ok(Listing {
-            entries: entries.into_boxed_slice(),
-        })
+        self.dirs.insert(dir.as_os_str().to_owned(), cached);
+        Ok((listing, Some(handle)))
     }
 }
 
@@ -382,8 +333,8 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn run(mut self, root: &Path) -> io::Result<KitLayout> {
         self.layout.root = root.to_path_buf();
-        let listing = self.listing(root, None)?;
-        self.walk(&listing, root, 0);
+        let (listing, handle) = self.listing(root, None)?;
+        self.walk(&listing, root, handle.as_ref(), 0);
         // Byte order of the paths: deterministic, and cheaper than comparing
         // path components.
         let mut layout = self.layout;
@@ -396,18 +347,30 @@ impl Walk<'_> {
         Ok(layout)
     }
 
-    fn listing(&mut self, dir: &Path, known: Option<Stamp>) -> io::Result<Arc<Listing>> {
+    fn listing(
+        &mut self,
+        dir: &Path,
+        parent: Option<(&Handle, &str)>,
+    ) -> io::Result<(Arc<Listing>, Option<Handle>)> {
         match &mut self.scanner {
-            Some(scanner) => scanner.listing(dir, known, self.read_at),
-            None => Listing::read(dir).map(Arc::new),
+            Some(scanner) => scanner.listing(dir, parent, self.read_at),
+            None => {
+                let (listing, _, handle) = Listing::open(dir, parent)?;
+                Ok((Arc::new(listing), Some(handle)))
+            }
         }
     }
 
-    /// The listing of child directory `path`, or `None` (with a diagnostic
-    /// when it exists but cannot be read).
-    fn child(&mut self, path: &Path, known: Option<Stamp>) -> Option<Arc<Listing>> {
-        match self.listing(path, known) {
-            Ok(listing) => Some(listing),
+    /// The listing of child directory `path` (`name` in the open `parent`,
+    /// when given), or `None` (with a diagnostic when it exists but cannot
+    /// be read).
+    fn child(
+        &mut self,
+        path: &Path,
+        parent: Option<(&Handle, &str)>,
+    ) -> Option<(Arc<Listing>, Option<Handle>)> {
+        match self.listing(path, parent) {
+            Ok(found) => Some(found),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => {
                 self.layout.diagnostics.push(unreadable(path, &e));
@@ -416,12 +379,15 @@ impl Walk<'_> {
         }
     }
 
-    fn walk(&mut self, listing: &Listing, dir: &Path, depth: usize) {
-        for (name, kind, stamp) in &listing.entries {
+    /// Walks the entries of `dir`, open as `handle` when it was read now
+    /// (a remembered listing has none: its children open by path).
+    fn walk(&mut self, listing: &Listing, dir: &Path, handle: Option<&Handle>, depth: usize) {
+        for (name, kind) in &listing.entries {
             let path = dir.join(name);
             let Some(is_dir) = resolve(*kind, &path, dir) else {
                 continue;
             };
+            let parent = handle.map(|handle| (handle, name.as_str()));
             if !is_dir {
                 if name == SKILL_FILE {
                     (self.on_file)(&path);
@@ -431,8 +397,8 @@ impl Walk<'_> {
                     self.layout.agent = Some(path);
                 }
             } else if depth == 0 && name == AGENTS_DIR {
-                if let Some(agents) = self.child(&path, *stamp) {
-                    for (name, kind, _) in &agents.entries {
+                if let Some((agents, _)) = self.child(&path, parent) {
+                    for (name, kind) in &agents.entries {
                         let file = path.join(name);
                         if name.ends_with(".md") && resolve(*kind, &file, &path) == Some(false) {
                             (self.on_file)(&file);
@@ -441,9 +407,9 @@ impl Walk<'_> {
                     }
                 }
             } else if depth < MAX_DEPTH
-                && let Some(children) = self.child(&path, *stamp)
+                && let Some((children, handle)) = self.child(&path, parent)
             {
-                self.walk(&children, &path, depth + 1);
+                self.walk(&children, &path, handle.as_ref(), depth + 1);
             }
         }
     }
@@ -503,11 +469,12 @@ pub fn kit_name(root: &Path) -> Option<String> {
 /// assert_eq!(kits, [dir.path().join("a"), dir.path().join("b")]);
 /// ```
 pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut dirs: Vec<PathBuf> = Listing::read(dir)?
+    let (listing, _, _) = Listing::open(dir, None)?;
+    let mut dirs: Vec<PathBuf> = listing
         .entries
         .into_iter()
-        .filter(|(name, _, _)| !name.starts_with('.'))
-        .map(|(name, kind, _)| (dir.join(name), kind))
+        .filter(|(name, _)| !name.starts_with('.'))
+        .map(|(name, kind)| (dir.join(name), kind))
         .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
         .map(|(path, _)| path)
         .collect();
@@ -616,18 +583,18 @@ mod tests {
         }
         let mut scanner = Scanner::new();
         scanner.scan(root).unwrap();
-        let before = Arc::clone(&scanner.dirs[&root.join("skills")].listing);
+        let before = Arc::clone(&scanner.dirs[root.join("skills").as_os_str()].listing);
         scanner.scan(root).unwrap();
         assert!(Arc::ptr_eq(
             &before,
-            &scanner.dirs[&root.join("skills")].listing
+            &scanner.dirs[root.join("skills").as_os_str()].listing
         ));
         // A racy (fresh) directory is read again.
         write(&root.join("skills/b/SKILL.md"));
         scanner.scan(root).unwrap();
         assert!(!Arc::ptr_eq(
             &before,
-            &scanner.dirs[&root.join("skills")].listing
+            &scanner.dirs[root.join("skills").as_os_str()].listing
         ));
     }
 
