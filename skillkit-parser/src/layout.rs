@@ -383,11 +383,11 @@ impl Walk<'_> {
     /// (a remembered listing has none: its children open by path).
     fn walk(&mut self, listing: &Listing, dir: &Path, handle: Option<&Handle>, depth: usize) {
         for (name, kind) in &listing.entries {
-            let path = dir.join(name);
+            let path = dir.join(&**name);
             let Some(is_dir) = resolve(*kind, &path, dir) else {
                 continue;
             };
-            let parent = handle.map(|handle| (handle, name.as_str()));
+            let parent = handle.map(|handle| (handle, &**name));
             if !is_dir {
                 if name == SKILL_FILE {
                     (self.on_file)(&path);
@@ -399,7 +399,7 @@ impl Walk<'_> {
             } else if depth == 0 && name == AGENTS_DIR {
                 if let Some((agents, _)) = self.child(&path, parent) {
                     for (name, kind) in &agents.entries {
-                        let file = path.join(name);
+                        let file = path.join(&**name);
                         if name.ends_with(".md") && resolve(*kind, &file, &path) == Some(false) {
                             (self.on_file)(&file);
                             self.layout.agents.push(file);
@@ -474,7 +474,7 @@ pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
         .entries
         .into_iter()
         .filter(|(name, _)| !name.starts_with('.'))
-        .map(|(name, kind)| (dir.join(name), kind))
+        .map(|(name, kind)| (dir.join(&*name), kind))
         .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
         .map(|(path, _)| path)
         .collect();

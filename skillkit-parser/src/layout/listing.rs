@@ -8,10 +8,12 @@
 //! the reads of its entries and close, half the work of listing it by path
 //! and stat-ing it by path. Elsewhere, through `std::fs` by path.
 
+use std::borrow::Cow;
 use std::io;
 use std::path::Path;
 
 use super::{Stamp, is_skipped};
+use crate::{AGENT_FILE, SKILL_FILE};
 
 /// The kinds of directory entries the layout cares about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,12 +24,27 @@ pub(super) enum Kind {
     Symlink,
 }
 
-/// A directory's UTF-8 named entries, but skipped folders ([`is_skipped`]).
+/// The entries of a directory a walk can use: its UTF-8 named folders but
+/// skipped ones ([`is_skipped`]), links, and `*.md` files (`SKILL.md`,
+/// `AGENT.md`, sub-agents); a skill's scripts and assets are left out.
 #[derive(Debug, Default)]
 pub(super) struct Listing {
-    /// Exactly as long as the directory (a scanner keeps a listing per
-    /// folder, most of them holding one `SKILL.md`).
-    pub(super) entries: Box<[(String, Kind)]>,
+    /// Exactly as long as needed (a scanner keeps a listing per folder, most
+    /// of them holding one `SKILL.md`, whose name is not copied).
+    pub(super) entries: Box<[(Cow<'static, str>, Kind)]>,
+}
+
+/// The entry `name` of kind `kind`, if a walk can use it.
+fn usable(name: &str, kind: Kind) -> Option<(Cow<'static, str>, Kind)> {
+    let name = match kind {
+        Kind::File if name == SKILL_FILE => Cow::Borrowed(SKILL_FILE),
+        Kind::File if name == AGENT_FILE => Cow::Borrowed(AGENT_FILE),
+        Kind::File if name.ends_with(".md") => Cow::Owned(name.to_owned()),
+        Kind::File => return None,
+        _ if is_skipped(name) => return None,
+        _ => Cow::Owned(name.to_owned()),
+    };
+    Some((name, kind))
 }
 
 /// A directory kept open while its children are walked, so they open
@@ -82,10 +99,7 @@ impl Listing {
                 FileType::Directory => Kind::Dir,
                 _ => Kind::File,
             };
-            if is_skipped(name) && kind != Kind::File {
-                continue;
-            }
-            entries.push((name.to_owned(), kind));
+            entries.extend(usable(name, kind));
         }
         let listing = Listing {
             entries: entries.into_boxed_slice(),
@@ -116,10 +130,7 @@ impl Listing {
             } else {
                 Kind::File
             };
-            if is_skipped(&name) && kind != Kind::File {
-                continue;
-            }
-            entries.push((name, kind));
+            entries.extend(usable(&name, kind));
         }
         let listing = Listing {
             entries: entries.into_boxed_slice(),
@@ -139,20 +150,29 @@ mod tests {
         std::fs::write(dir.path().join("child/SKILL.md"), "x").unwrap();
         let (root, stamp, handle) = Listing::open(dir.path(), None).unwrap();
         assert_eq!(Some(stamp), Stamp::of(dir.path()));
-        assert_eq!(&*root.entries, [("child".to_owned(), Kind::Dir)]);
+        assert_eq!(&*root.entries, [("child".into(), Kind::Dir)]);
         let child = dir.path().join("child");
         let (listing, stamp, _) = Listing::open(&child, Some((&handle, "child"))).unwrap();
         assert_eq!(Some(stamp), Stamp::of(&child));
-        assert_eq!(&*listing.entries, [("SKILL.md".to_owned(), Kind::File)]);
+        assert_eq!(&*listing.entries, [("SKILL.md".into(), Kind::File)]);
     }
 
     #[test]
-    fn skipped_folders_are_left_out_but_files_of_that_name_are_kept() {
+    fn only_what_a_walk_uses_is_kept() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join(".git")).unwrap();
-        std::fs::write(dir.path().join("target"), "a file").unwrap();
+        std::fs::create_dir(dir.path().join("node_modules")).unwrap();
+        std::fs::create_dir(dir.path().join(".claude")).unwrap();
+        for file in ["SKILL.md", "AGENT.md", "notes.md", "run.sh", "target.md"] {
+            std::fs::write(dir.path().join(file), "x").unwrap();
+        }
         let (listing, _, _) = Listing::open(dir.path(), None).unwrap();
-        assert_eq!(&*listing.entries, [("target".to_owned(), Kind::File)]);
+        let mut names: Vec<&str> = listing.entries.iter().map(|(n, _)| &**n).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            [".claude", "AGENT.md", "SKILL.md", "notes.md", "target.md"]
+        );
     }
 
     #[test]

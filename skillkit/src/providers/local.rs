@@ -15,9 +15,11 @@
 //! [`Body`] stays in its file and is read when the skill is activated or shown
 //! ([`Body::read`], [`Skill::render`]), fresh from the file every time.
 
+use std::borrow::Borrow;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::OsStr;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
@@ -95,9 +97,36 @@ struct Cache {
 #[derive(Default)]
 struct KitCache {
     scanner: Scanner,
-    files: HashMap<OsString, CachedFile>,
+    files: HashMap<FileKey, CachedFile>,
     kit: Option<Kit>,
     generation: u64,
+}
+
+/// Files just read, by path; `None` for one that vanished after the walk.
+type Loads = Vec<(Arc<Path>, Option<CachedFile>)>;
+
+/// A cached file's path, the one its skill's body reads from (one copy of
+/// the path per file); hashed and compared as bytes.
+struct FileKey(Arc<Path>);
+
+impl Hash for FileKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.as_os_str().hash(state);
+    }
+}
+
+impl PartialEq for FileKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_os_str() == other.0.as_os_str()
+    }
+}
+
+impl Eq for FileKey {}
+
+impl Borrow<OsStr> for FileKey {
+    fn borrow(&self) -> &OsStr {
+        self.0.as_os_str()
+    }
 }
 
 #[derive(Clone)]
@@ -349,11 +378,11 @@ fn refresh(
     });
     store(provider, &name, generation, loaded, &mut cache.files);
     if cache.files.len() != paths.len() {
-        let present: std::collections::HashSet<&std::ffi::OsStr> =
+        let present: std::collections::HashSet<&OsStr> =
             paths.iter().map(|p| p.as_os_str()).collect();
         cache
             .files
-            .retain(|path, _| present.contains(path.as_os_str()));
+            .retain(|path, _| present.contains(path.0.as_os_str()));
     }
     let files: Vec<Option<&CachedFile>> = paths
         .iter()
@@ -370,8 +399,8 @@ fn store(
     provider: &str,
     kit: &str,
     generation: u64,
-    loaded: Vec<(PathBuf, Option<CachedFile>)>,
-    files: &mut HashMap<OsString, CachedFile>,
+    loaded: Loads,
+    files: &mut HashMap<FileKey, CachedFile>,
 ) {
     for (path, file) in loaded {
         let Some(mut file) = file else {
@@ -395,7 +424,7 @@ fn store(
             );
         }
         file.generation = generation;
-        files.insert(path.into_os_string(), file);
+        files.insert(FileKey(path), file);
     }
 }
 
@@ -456,9 +485,9 @@ fn load_files<R: Send>(
     kit: &str,
     read_at: SystemTime,
     feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R + Send,
-) -> (R, Vec<(PathBuf, Option<CachedFile>)>) {
+) -> (R, Loads) {
     let loaded = Mutex::new(Vec::new());
-    let load = |path: PathBuf| {
+    let load = |path: Arc<Path>| {
         let file = load_file(kit, &path, read_at);
         loaded
             .lock()
@@ -468,13 +497,13 @@ fn load_files<R: Send>(
     let result = if on_pool() {
         rayon::scope(|scope| {
             feed(&mut |path| {
-                let path = path.to_path_buf();
+                let path = Arc::from(path);
                 let load = &load;
                 scope.spawn(move |_| load(path));
             })
         })
     } else {
-        feed(&mut |path| load(path.to_path_buf()))
+        feed(&mut |path| load(Arc::from(path)))
     };
     let loaded = loaded.into_inner().unwrap_or_else(PoisonError::into_inner);
     (result, loaded)
@@ -518,7 +547,7 @@ fn local_metadata(root: &Path) -> Metadata {
 }
 
 /// Reads and parses one file. `None` when the file vanished after the walk.
-fn load_file(kit: &str, path: &Path, read_at: SystemTime) -> Option<CachedFile> {
+fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedFile> {
     let opened = std::fs::File::open(path).and_then(|file| {
         let meta = file.metadata()?;
         Ok((file, meta))
@@ -552,7 +581,7 @@ fn load_file(kit: &str, path: &Path, read_at: SystemTime) -> Option<CachedFile> 
 /// line of its `name:` key and its warnings.
 fn parse(
     kit: &str,
-    path: &Path,
+    path: &Arc<Path>,
     file: std::fs::File,
     len: u64,
 ) -> Result<(Loaded, usize, Vec<Diagnostic>), Diagnostic> {
@@ -565,7 +594,7 @@ fn parse(
         let doc = SkillDocument::read_frontmatter(file, len, path)?;
         let (warnings, line) = (doc.warnings.clone(), doc.name_line);
         let mut skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
-        skill.body = Body::from_file(path);
+        skill.body = Body::from_shared(Arc::clone(path));
         return Ok((Loaded::Skill(Arc::new(skill)), line, warnings));
     }
     let bytes = skillkit_parser::read_open_file(file, len, path)?;
@@ -630,8 +659,8 @@ mod tests {
         let found = KitLayout::scan(&root).unwrap();
         std::fs::remove_file(root.join("skills/a/SKILL.md")).unwrap();
         let now = SystemTime::now();
-        assert!(load_file("kit", &found.skills[0], now).is_none());
-        let loaded = load_file("kit", &found.skills[1], now).unwrap();
+        assert!(load_file("kit", &Arc::from(&*found.skills[0]), now).is_none());
+        let loaded = load_file("kit", &Arc::from(&*found.skills[1]), now).unwrap();
         assert!(matches!(loaded.loaded, Loaded::Skill(s) if s.name == "kit:b"));
     }
 }

@@ -71,6 +71,12 @@ impl Body {
         Body(Repr::File(Arc::from(path.as_ref())))
     }
 
+    /// The body of the `SKILL.md` at `path`, sharing the path with whoever
+    /// else holds it (a provider's cache).
+    pub(crate) fn from_shared(path: Arc<Path>) -> Body {
+        Body(Repr::File(path))
+    }
+
     /// The text, reading it from its file when the body lives in one. A file
     /// moved, deleted or broken since the catalog listed the skill is an
     /// error saying so.
