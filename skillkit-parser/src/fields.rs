@@ -144,10 +144,11 @@ impl<'a> Fields<'a> {
     /// keys' map would keep its emptied node allocated (hundreds of bytes per
     /// skill, for as long as the skill is held).
     pub(crate) fn rest(self) -> (Map<String, Value>, Vec<Diagnostic>) {
-        match self.map.is_empty() {
-            true => (Map::new(), self.warnings),
-            false => (self.map, self.warnings),
+        if self.map.is_empty() {
+            // An emptied `BTreeMap` keeps its node (hundreds of bytes a skill).
+            return (Map::new(), self.warnings);
         }
+        (self.map, self.warnings)
     }
 }
 

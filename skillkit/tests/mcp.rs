@@ -32,14 +32,18 @@ impl Tool for Faulty {
     }
 }
 
-async fn connect(server: McpServer) -> RunningService<RoleClient, ()> {
+/// `server` served on one end of a pipe, and `client` connected to the other.
+async fn connect<C: rmcp::ClientHandler>(
+    server: McpServer,
+    client: C,
+) -> RunningService<RoleClient, C> {
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_end).await {
             let _ = running.waiting().await;
         }
     });
-    ().serve(client_end).await.unwrap()
+    client.serve(client_end).await.unwrap()
 }
 
 async fn call<S: Service<RoleClient>>(
@@ -62,10 +66,8 @@ async fn executable_skills_are_tools_of_their_own() {
     memory.put_tool(Skill::new("util:echo", "Echo."), Echo);
     memory.put_tool(Skill::new("util:faulty", "Fails."), Faulty);
     memory.put(Skill::new("util:guide", "How to echo.").with_body("Use echo."));
-    let client = connect(McpServer::new(
-        Catalog::builder().provider(memory.clone()).build(),
-    ))
-    .await;
+    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build());
+    let client = connect(server, ()).await;
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -152,8 +154,8 @@ async fn lists_are_paginated_by_the_page_size() {
     for i in 0..5 {
         memory.put(Skill::new(format!("kit:s{i}"), "d"));
     }
-    let client =
-        connect(McpServer::new(Catalog::builder().provider(memory).build()).page_size(2)).await;
+    let server = McpServer::new(Catalog::builder().provider(memory).build()).page_size(2);
+    let client = connect(server, ()).await;
     let first = client.list_prompts(None).await.unwrap();
     assert_eq!(first.prompts.len(), 2);
     let second = client
@@ -224,14 +226,8 @@ async fn a_query_that_finds_the_catalog_changed_notifies_the_client() {
     for list in ["tools", "prompts", "resources"] {
         assert_eq!(info["capabilities"][list]["listChanged"], true, "{info}");
     }
-    let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
     let (handler, mut notifications) = notified();
-    let client = handler.serve(client_end).await.unwrap();
+    let client = connect(server, handler).await;
     client.list_all_tools().await.unwrap();
 
     // An executable skill put: a tool, a prompt and a resource more.
@@ -249,14 +245,8 @@ async fn an_idle_client_is_told_of_a_change_by_the_poll() {
     let memory = Memory::new();
     let server = McpServer::new(Catalog::builder().provider(memory.clone()).build())
         .watch(Some(Duration::from_millis(20)));
-    let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
     let (handler, mut notifications) = notified();
-    let client = handler.serve(client_end).await.unwrap();
+    let client = connect(server, handler).await;
     client.list_all_tools().await.unwrap();
     memory.put_tool(Skill::new("kit:echo", "Echo."), Echo);
     // No request: the poll finds it.

@@ -25,6 +25,12 @@ const SHAPE: &str = "send one JSON-RPC 2.0 message, such as \
 /// Reads `bytes`: one message (a line of stdio, the body of an HTTP POST).
 pub(super) fn read(bytes: &[u8]) -> Read {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // rmcp's message type takes only an object with `"jsonrpc": "2.0"`, so a
+    // message it reads is one the checks below would pass: one parse for a
+    // well-formed message, the diagnosis only for a malformed one.
+    if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        return Read::Message(Box::new(message));
+    }
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(e) => {
@@ -42,12 +48,13 @@ pub(super) fn read(bytes: &[u8]) -> Read {
         Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
         _ => None,
     };
-    let problem = match &value {
+    let notification = value.get("method").is_some() && value.get("id").is_none();
+    let problem = match value {
         Value::Array(_) => "a batch (an array) is not accepted".to_owned(),
-        Value::Object(object) if object.get("jsonrpc") != Some(&json!("2.0")) => {
+        Value::Object(ref object) if object.get("jsonrpc") != Some(&json!("2.0")) => {
             "`jsonrpc` must be \"2.0\"".to_owned()
         }
-        Value::Object(_) => match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
+        Value::Object(_) => match serde_json::from_value::<ClientJsonRpcMessage>(value) {
             Ok(message) => return Read::Message(Box::new(message)),
             Err(e) => e.to_string(),
         },
@@ -59,7 +66,7 @@ pub(super) fn read(bytes: &[u8]) -> Read {
             id,
             format!("Invalid Request: {problem}; {SHAPE}"),
         ),
-        notification: value.get("method").is_some() && value.get("id").is_none(),
+        notification,
     }
 }
 

@@ -432,8 +432,12 @@ impl Sql {
             .pool
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if current.generation != generation || matches!(current.pool, Some(Pool::Sqlite(_))) {
-            return current.generation != generation;
+        if current.generation != generation {
+            // Another query replaced it meanwhile.
+            return true;
+        }
+        if matches!(current.pool, Some(Pool::Sqlite(_))) {
+            return false;
         }
         current.generation += 1;
         current.pool = None;
@@ -455,12 +459,6 @@ impl Sql {
             let (generation, pool) = self.pool();
             let outcome = tokio::time::timeout(self.inner.timeout, attempt(pool)).await;
             match outcome {
-                Ok(Err(error)) if is_lost(&error) && self.forget(generation) && !tried => {
-                    if !may_retry() {
-                        return Err(self.failed(error));
-                    }
-                    tried = true;
-                }
                 Ok(Ok(value)) => return Ok(value),
                 Ok(Err(sqlx::Error::PoolTimedOut)) | Err(_) => {
                     return Err(SqlError::Timeout {
@@ -468,7 +466,13 @@ impl Sql {
                         timeout: self.inner.timeout,
                     });
                 }
-                Ok(Err(error)) => return Err(self.failed(error)),
+                Ok(Err(error)) => {
+                    let fresh = is_lost(&error) && self.forget(generation);
+                    if tried || !fresh || !may_retry() {
+                        return Err(self.failed(error));
+                    }
+                    tried = true;
+                }
             }
         }
     }
