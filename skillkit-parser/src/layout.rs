@@ -18,11 +18,9 @@
 mod listing;
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use listing::{Handle, Kind, Listing};
@@ -80,12 +78,17 @@ pub const RACY_WINDOW: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
     len: u64,
-    mtime: Option<SystemTime>,
     inode: u64,
-    ctime: i128,
+    /// Nanoseconds since the Unix epoch; [`Stamp::UNKNOWN`] when the
+    /// filesystem gives none.
+    mtime: i64,
+    ctime: i64,
 }
 
 impl Stamp {
+    /// The `mtime` of a file whose filesystem gives none (always racy).
+    const UNKNOWN: i64 = i64::MIN;
+
     /// The stamp of the file or directory at `path` (symlinks followed), or
     /// `None` if it cannot be read.
     ///
@@ -110,15 +113,17 @@ impl Stamp {
             use std::os::unix::fs::MetadataExt;
             (
                 meta.ino(),
-                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+                meta.ctime()
+                    .wrapping_mul(1_000_000_000)
+                    .wrapping_add(meta.ctime_nsec()),
             )
         };
         #[cfg(not(unix))]
         let (inode, ctime) = (0, 0);
         Stamp {
             len: meta.len(),
-            mtime: meta.modified().ok(),
             inode,
+            mtime: meta.modified().map_or(Stamp::UNKNOWN, nanos),
             ctime,
         }
     }
@@ -133,12 +138,18 @@ impl Stamp {
     /// assert!(!stamp.is_racy(later));
     /// ```
     pub fn is_racy(&self, read_at: SystemTime) -> bool {
-        match self.mtime {
-            Some(mtime) => read_at
-                .duration_since(mtime)
-                .map_or(true, |age| age < RACY_WINDOW),
-            None => true,
-        }
+        let window = RACY_WINDOW.as_nanos() as i64;
+        self.mtime == Stamp::UNKNOWN || nanos(read_at).saturating_sub(self.mtime) < window
+    }
+}
+
+/// `time` in nanoseconds since the Unix epoch (negative before it), which
+/// holds every time from 1678 to 2262: eight bytes where a `SystemTime` takes
+/// sixteen, and a scanner keeps a stamp per folder and per file.
+fn nanos(time: SystemTime) -> i64 {
+    match time.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_nanos()).unwrap_or(i64::MAX),
+        Err(before) => i64::try_from(before.duration().as_nanos()).map_or(i64::MIN + 1, |n| -n),
     }
 }
 
@@ -227,15 +238,18 @@ impl KitLayout {
 /// ```
 #[derive(Debug, Default)]
 pub struct Scanner {
-    /// Keyed by the path's bytes (hashing a `Path` walks its components).
-    dirs: HashMap<OsString, CachedListing>,
+    /// The kit the listings are of; scanning another one starts afresh.
+    root: PathBuf,
+    /// Keyed by the path's bytes below the root (hashing a `Path` walks its
+    /// components, and the root's part is the same in every key).
+    dirs: HashMap<Box<[u8]>, CachedListing>,
 }
 
 #[derive(Debug)]
 struct CachedListing {
     stamp: Stamp,
     racy: bool,
-    listing: Arc<Listing>,
+    listing: Listing,
     seen: bool,
 }
 
@@ -278,6 +292,10 @@ impl Scanner {
         root: &Path,
         on_file: &mut dyn FnMut(&Path),
     ) -> io::Result<KitLayout> {
+        if self.root != root {
+            self.dirs.clear();
+            root.clone_into(&mut self.root);
+        }
         for cached in self.dirs.values_mut() {
             cached.seen = false;
         }
@@ -301,23 +319,28 @@ impl Scanner {
         dir: &Path,
         parent: Option<(&Handle, &str)>,
         read_at: SystemTime,
-    ) -> io::Result<(Arc<Listing>, Option<Handle>)> {
-        if let Some(cached) = self.dirs.get_mut(dir.as_os_str()) {
+    ) -> io::Result<(Listing, Option<Handle>)> {
+        // Every folder of a walk is its root joined with more components.
+        let key = dir
+            .as_os_str()
+            .as_encoded_bytes()
+            .get(self.root.as_os_str().len()..)
+            .unwrap_or_default();
+        if let Some(cached) = self.dirs.get_mut(key) {
             let stamp = Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
             if cached.stamp == stamp && !cached.racy {
                 cached.seen = true;
-                return Ok((Arc::clone(&cached.listing), None));
+                return Ok((cached.listing.clone(), None));
             }
         }
         let (listing, stamp, handle) = Listing::open(dir, parent)?;
-        let listing = Arc::new(listing);
         let cached = CachedListing {
             stamp,
             racy: stamp.is_racy(read_at),
-            listing: Arc::clone(&listing),
+            listing: listing.clone(),
             seen: true,
         };
-        self.dirs.insert(dir.as_os_str().to_owned(), cached);
+        self.dirs.insert(key.into(), cached);
         Ok((listing, Some(handle)))
     }
 }
@@ -351,12 +374,12 @@ impl Walk<'_> {
         &mut self,
         dir: &Path,
         parent: Option<(&Handle, &str)>,
-    ) -> io::Result<(Arc<Listing>, Option<Handle>)> {
+    ) -> io::Result<(Listing, Option<Handle>)> {
         match &mut self.scanner {
             Some(scanner) => scanner.listing(dir, parent, self.read_at),
             None => {
                 let (listing, _, handle) = Listing::open(dir, parent)?;
-                Ok((Arc::new(listing), Some(handle)))
+                Ok((listing, Some(handle)))
             }
         }
     }
@@ -368,7 +391,7 @@ impl Walk<'_> {
         &mut self,
         path: &Path,
         parent: Option<(&Handle, &str)>,
-    ) -> Option<(Arc<Listing>, Option<Handle>)> {
+    ) -> Option<(Listing, Option<Handle>)> {
         match self.listing(path, parent) {
             Ok(found) => Some(found),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -382,7 +405,7 @@ impl Walk<'_> {
     /// Walks the entries of `dir`, open as `handle` when it was read now
     /// (a remembered listing has none: its children open by path).
     fn walk(&mut self, listing: &Listing, dir: &Path, handle: Option<&Handle>, depth: usize) {
-        for (name, kind) in &listing.entries {
+        for (name, kind) in listing.entries.iter() {
             let path = dir.join(&**name);
             let Some(is_dir) = resolve(*kind, &path, dir) else {
                 continue;
@@ -398,7 +421,7 @@ impl Walk<'_> {
                 }
             } else if depth == 0 && name == AGENTS_DIR {
                 if let Some((agents, _)) = self.child(&path, parent) {
-                    for (name, kind) in &agents.entries {
+                    for (name, kind) in agents.entries.iter() {
                         let file = path.join(&**name);
                         if name.ends_with(".md") && resolve(*kind, &file, &path) == Some(false) {
                             (self.on_file)(&file);
@@ -472,9 +495,9 @@ pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let (listing, _, _) = Listing::open(dir, None)?;
     let mut dirs: Vec<PathBuf> = listing
         .entries
-        .into_iter()
+        .iter()
         .filter(|(name, _)| !name.starts_with('.'))
-        .map(|(name, kind)| (dir.join(&*name), kind))
+        .map(|(name, kind)| (dir.join(&**name), *kind))
         .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
         .map(|(path, _)| path)
         .collect();
@@ -485,6 +508,7 @@ pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn write(path: &Path) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -583,19 +607,38 @@ mod tests {
         }
         let mut scanner = Scanner::new();
         scanner.scan(root).unwrap();
-        let before = Arc::clone(&scanner.dirs[root.join("skills").as_os_str()].listing);
+        let key: &[u8] = b"/skills";
+        let before = Arc::clone(&scanner.dirs[key].listing.entries);
         scanner.scan(root).unwrap();
-        assert!(Arc::ptr_eq(
-            &before,
-            &scanner.dirs[root.join("skills").as_os_str()].listing
-        ));
+        assert!(Arc::ptr_eq(&before, &scanner.dirs[key].listing.entries));
         // A racy (fresh) directory is read again.
         write(&root.join("skills/b/SKILL.md"));
         scanner.scan(root).unwrap();
-        assert!(!Arc::ptr_eq(
-            &before,
-            &scanner.dirs[root.join("skills").as_os_str()].listing
-        ));
+        assert!(!Arc::ptr_eq(&before, &scanner.dirs[key].listing.entries));
+    }
+
+    #[test]
+    fn a_scanner_moved_to_another_kit_forgets_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        write(&a.join("skills/x/SKILL.md"));
+        write(&b.join("skills/y/SKILL.md"));
+        write(&b.join("skills/z/SKILL.md"));
+        let mut scanner = Scanner::new();
+        assert_eq!(
+            scanner.scan(&a).unwrap().skills,
+            [a.join("skills/x/SKILL.md")]
+        );
+        // The same relative folders (`/skills`), another kit.
+        let found = scanner.scan(&b).unwrap().skills;
+        assert_eq!(
+            found,
+            [b.join("skills/y/SKILL.md"), b.join("skills/z/SKILL.md")]
+        );
+        assert_eq!(
+            scanner.scan(&a).unwrap().skills,
+            [a.join("skills/x/SKILL.md")]
+        );
     }
 
     #[test]

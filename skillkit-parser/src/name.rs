@@ -37,7 +37,14 @@ pub fn split(name: &str) -> (Option<&str>, &str) {
 /// ```
 pub fn qualify(kit: &str, name: &str) -> Result<String, String> {
     match split(name) {
-        (None, bare) => Ok(format!("{kit}{SEPARATOR}{bare}")),
+        (None, bare) => {
+            // Exactly as long as needed: a catalog keeps every name.
+            let mut full = String::with_capacity(kit.len() + SEPARATOR.len_utf8() + bare.len());
+            full.push_str(kit);
+            full.push(SEPARATOR);
+            full.push_str(bare);
+            Ok(full)
+        }
         (Some(prefix), bare) if prefix == kit && !bare.is_empty() => Ok(name.to_owned()),
         (Some(prefix), _) => Err(format!(
             "skill name `{name}` names kit `{prefix}`, but the file is in kit `{kit}`; \

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::io;
 use std::path::Path;
+use std::sync::{Arc, LazyLock};
 
 use super::{Stamp, is_skipped};
 use crate::{AGENT_FILE, SKILL_FILE};
@@ -24,18 +25,24 @@ pub(super) enum Kind {
     Symlink,
 }
 
+/// One entry of a [`Listing`]: its name and kind.
+pub(super) type Entry = (Cow<'static, str>, Kind);
+
 /// The entries of a directory a walk can use: its UTF-8 named folders but
 /// skipped ones ([`is_skipped`]), links, and `*.md` files (`SKILL.md`,
 /// `AGENT.md`, sub-agents); a skill's scripts and assets are left out.
-#[derive(Debug, Default)]
+///
+/// A scanner keeps a listing per folder, so a listing is one allocation,
+/// exactly as long as needed, and cloning it shares it. Most folders of a
+/// kit hold one `SKILL.md` and nothing else a walk uses: they all share one
+/// listing, and the name `SKILL.md` is never copied.
+#[derive(Debug, Clone)]
 pub(super) struct Listing {
-    /// Exactly as long as needed (a scanner keeps a listing per folder, most
-    /// of them holding one `SKILL.md`, whose name is not copied).
-    pub(super) entries: Box<[(Cow<'static, str>, Kind)]>,
+    pub(super) entries: Arc<[Entry]>,
 }
 
 /// The entry `name` of kind `kind`, if a walk can use it.
-fn usable(name: &str, kind: Kind) -> Option<(Cow<'static, str>, Kind)> {
+fn usable(name: &str, kind: Kind) -> Option<Entry> {
     let name = match kind {
         Kind::File if name == SKILL_FILE => Cow::Borrowed(SKILL_FILE),
         Kind::File if name == AGENT_FILE => Cow::Borrowed(AGENT_FILE),
@@ -55,6 +62,17 @@ pub(super) struct Handle {
 }
 
 impl Listing {
+    fn new(entries: Vec<Entry>) -> Listing {
+        static SKILL_ONLY: LazyLock<Arc<[Entry]>> =
+            LazyLock::new(|| Arc::new([(Cow::Borrowed(SKILL_FILE), Kind::File)]));
+        let entries = if entries[..] == SKILL_ONLY[..] {
+            Arc::clone(&SKILL_ONLY)
+        } else {
+            Arc::from(entries)
+        };
+        Listing { entries }
+    }
+
     /// Reads directory `path`, opened as `name` inside the open `parent`
     /// when given (which must be `path`'s parent): its entries, its stamp,
     /// and the handle its children open relative to.
@@ -101,9 +119,7 @@ impl Listing {
             };
             entries.extend(usable(name, kind));
         }
-        let listing = Listing {
-            entries: entries.into_boxed_slice(),
-        };
+        let listing = Listing::new(entries);
         Ok((listing, stamp, Handle { dir }))
     }
 
@@ -132,9 +148,7 @@ impl Listing {
             };
             entries.extend(usable(&name, kind));
         }
-        let listing = Listing {
-            entries: entries.into_boxed_slice(),
-        };
+        let listing = Listing::new(entries);
         Ok((listing, stamp, Handle {}))
     }
 }
@@ -155,6 +169,8 @@ mod tests {
         let (listing, stamp, _) = Listing::open(&child, Some((&handle, "child"))).unwrap();
         assert_eq!(Some(stamp), Stamp::of(&child));
         assert_eq!(&*listing.entries, [("SKILL.md".into(), Kind::File)]);
+        let (other, _, _) = Listing::open(&child, None).unwrap();
+        assert!(Arc::ptr_eq(&listing.entries, &other.entries), "shared");
     }
 
     #[test]
