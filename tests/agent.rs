@@ -246,8 +246,10 @@ async fn execute_receives_the_skill_the_input_and_the_context() {
         "required": ["service"]
     });
     let mut skill = Skill::new("ops:deploy", "Deploy a service.").with_body("Deploy $0 carefully.");
-    skill.metadata.insert("danger".into(), "high".into());
-    skill.extra.insert("input_schema".into(), schema.clone());
+    skill.metadata_mut().insert("danger".into(), "high".into());
+    skill
+        .extra_mut()
+        .insert("input_schema".into(), schema.clone());
     let seen: Arc<Mutex<Vec<ToolExecution>>> = Arc::default();
     let record = Arc::clone(&seen);
     memory.put_tool(
@@ -271,8 +273,8 @@ async fn execute_receives_the_skill_the_input_and_the_context() {
     let execution = &seen[0];
     assert_eq!(execution.skill.name, "ops:deploy");
     assert_eq!(execution.skill.body.read().unwrap(), "Deploy $0 carefully.");
-    assert_eq!(execution.skill.metadata["danger"], "high");
-    assert_eq!(execution.skill.extra["input_schema"], schema);
+    assert_eq!(execution.skill.metadata()["danger"], "high");
+    assert_eq!(execution.skill.extra()["input_schema"], schema);
     assert_eq!(execution.input, json!({"service": "billing"}));
     let context = &execution.context;
     assert_eq!(context.agent.as_deref(), Some("lead"));

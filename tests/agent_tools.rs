@@ -316,7 +316,7 @@ async fn failing_calls_become_error_results_and_the_conversation_goes_on() {
         FnTool(|_: ToolExecution| -> ToolOutcome { panic!("kaboom") }),
     );
     let mut deploy = Skill::new("ops:deploy", "Deploy.");
-    deploy.extra.insert(
+    deploy.extra_mut().insert(
         "input_schema".into(),
         json!({"type": "object", "properties": {"service": {"type": "string"}}, "required": ["service"]}),
     );

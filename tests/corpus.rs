@@ -96,7 +96,7 @@ async fn all_431_skills_load_leniently() {
     let skill = snapshot
         .skill("github__awesome-copilot:acquire-codebase-knowledge")
         .expect("skill");
-    assert!(skill.extra.contains_key("argument-hint"));
+    assert!(skill.extra().contains_key("argument-hint"));
     // Warnings only (name/directory mismatches), no skipped file.
     assert!(
         snapshot.diagnostics().iter().all(|d| !d.is_error()),

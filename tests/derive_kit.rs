@@ -57,13 +57,13 @@ fn same_skill(embedded: &Skill, local: &Skill) {
     // The embedded body is compiled in; Local leaves it in the file until read.
     assert!(embedded.body.as_text().is_some() && local.body.as_text().is_none());
     assert_eq!(embedded.body.read().unwrap(), local.body.read().unwrap());
-    assert_eq!(embedded.license, local.license);
-    assert_eq!(embedded.compatibility, local.compatibility);
-    assert_eq!(embedded.allowed_tools, local.allowed_tools);
-    assert_eq!(embedded.metadata, local.metadata);
-    assert_eq!(embedded.model, local.model);
-    assert_eq!(embedded.required_scope, local.required_scope);
-    assert_eq!(embedded.extra, local.extra);
+    assert_eq!(embedded.license(), local.license());
+    assert_eq!(embedded.compatibility(), local.compatibility());
+    assert_eq!(embedded.allowed_tools(), local.allowed_tools());
+    assert_eq!(embedded.metadata(), local.metadata());
+    assert_eq!(embedded.model(), local.model());
+    assert_eq!(embedded.required_scope(), local.required_scope());
+    assert_eq!(embedded.extra(), local.extra());
 }
 
 fn same_agent(embedded: &AgentDefinition, local: &AgentDefinition) {
@@ -96,19 +96,19 @@ fn embedded_skills_equal_what_local_loads() {
 fn every_frontmatter_value_is_kept() {
     let read = FilesKit::embedded_kit().skill("files:read").unwrap();
     assert_eq!(read.description, "Read a text file and return its content.");
-    assert_eq!(read.license.as_deref(), Some("MIT"));
-    assert_eq!(read.allowed_tools, ["Read", "Grep"]);
-    assert_eq!(read.model.as_deref(), Some("anthropic://claude-haiku-4-5"));
-    assert_eq!(read.required_scope.as_deref(), Some("files.read"));
+    assert_eq!(read.license(), Some("MIT"));
+    assert_eq!(read.allowed_tools(), ["Read", "Grep"]);
+    assert_eq!(read.model(), Some("anthropic://claude-haiku-4-5"));
+    assert_eq!(read.required_scope(), Some("files.read"));
     assert_eq!(
-        serde_json::Value::Object(read.metadata.clone()),
+        serde_json::Value::Object(read.metadata().clone()),
         json!({
             "author": "docs-team", "version": 3, "ratio": 0.5, "stable": true,
             "nothing": null, "offset": -7, "tags": ["io", "text"], "nested": {"depth": 2}
         })
     );
     assert_eq!(
-        serde_json::Value::Object(read.extra.clone()),
+        serde_json::Value::Object(read.extra().clone()),
         json!({"argument-hint": "<path>", "user-invocable": false})
     );
     assert_eq!(

@@ -68,17 +68,17 @@ fn revision_of(kit: &Kit) -> i64 {
 /// read by another pool; rows group into kits by their kit column.
 pub async fn fields_round_trip(url: &str) {
     let writer = Sql::open(url).unwrap();
-    let mut skill = Skill::new("read", "Read a file.").with_body("Read $ARGUMENTS.\n");
-    skill.license = Some("MIT".into());
-    skill.compatibility = Some("Needs a disk.".into());
-    skill.allowed_tools = vec!["Read".into(), "Grep".into()];
-    skill.metadata.insert("author".into(), "ada".into());
-    skill.model = Some("anthropic://claude-sonnet-4-6".into());
-    skill.required_scope = Some("files:read".into());
-    skill.extra.insert("argument-hint".into(), "<path>".into());
-    skill
-        .extra
-        .insert("user-invocable".into(), serde_json::Value::Bool(true));
+    let mut skill = Skill::new("read", "Read a file.")
+        .with_body("Read $ARGUMENTS.\n")
+        .with_license("MIT")
+        .with_compatibility("Needs a disk.")
+        .with_allowed_tools(["Read", "Grep"])
+        .with_model("anthropic://claude-sonnet-4-6")
+        .with_required_scope("files:read");
+    skill.metadata_mut().insert("author".into(), "ada".into());
+    let extra = skill.extra_mut();
+    extra.insert("argument-hint".into(), "<path>".into());
+    extra.insert("user-invocable".into(), serde_json::Value::Bool(true));
     writer.put_skill("files", &skill).await.unwrap();
     writer
         .put_skill("files", &Skill::new("files:list", "List files."))
@@ -108,14 +108,14 @@ pub async fn fields_round_trip(url: &str) {
     let read = &kits[0].skills[1];
     assert_eq!(read.description, "Read a file.");
     assert_eq!(body(read), "Read $ARGUMENTS.\n");
-    assert_eq!(read.license.as_deref(), Some("MIT"));
-    assert_eq!(read.compatibility.as_deref(), Some("Needs a disk."));
-    assert_eq!(read.allowed_tools, ["Read", "Grep"]);
-    assert_eq!(read.metadata["author"], "ada");
-    assert_eq!(read.model.as_deref(), Some("anthropic://claude-sonnet-4-6"));
-    assert_eq!(read.required_scope.as_deref(), Some("files:read"));
-    assert_eq!(read.extra["argument-hint"], "<path>");
-    assert_eq!(read.extra["user-invocable"], true);
+    assert_eq!(read.license(), Some("MIT"));
+    assert_eq!(read.compatibility(), Some("Needs a disk."));
+    assert_eq!(read.allowed_tools(), ["Read", "Grep"]);
+    assert_eq!(read.metadata()["author"], "ada");
+    assert_eq!(read.model(), Some("anthropic://claude-sonnet-4-6"));
+    assert_eq!(read.required_scope(), Some("files:read"));
+    assert_eq!(read.extra()["argument-hint"], "<path>");
+    assert_eq!(read.extra()["user-invocable"], true);
     assert!(kits[0].diagnostics.is_empty(), "{:?}", kits[0].diagnostics);
     let agent = kits[0].agent.as_ref().unwrap();
     assert_eq!(
@@ -304,7 +304,7 @@ pub async fn corrupt_rows_are_named(url: &str) {
     );
     let pasted = catalog.get_skill("files:pasted").await.unwrap();
     assert_eq!(
-        (pasted.description.as_ref(), pasted.license.as_deref()),
+        (pasted.description.as_ref(), pasted.license()),
         ("Pasted whole.", Some("MIT"))
     );
     let said: Vec<String> = catalog

@@ -45,7 +45,7 @@ impl Tool for Panics {
 
 fn execution(input: Value) -> ToolExecution {
     let mut skill = Skill::new("files:delete", "Delete a file.").with_body("Delete $0.");
-    skill.metadata.insert("danger".into(), "high".into());
+    skill.metadata_mut().insert("danger".into(), "high".into());
     ToolExecution::new(Arc::new(skill), input).with_context(ToolContext {
         agent: Some("janitor".into()),
         session_id: Some("s-42".into()),
@@ -76,7 +76,7 @@ async fn the_execution_carries_the_whole_skill() {
             let skill = &execution.skill;
             ToolOutcome::ok(json!({
                 "name": skill.name,
-                "metadata": skill.metadata,
+                "metadata": skill.metadata(),
                 "rendered": skill.render(execution.arguments(), execution.context.session_id.as_deref()).unwrap_or_default(),
                 "session": execution.context.session_id,
             }))

@@ -23,20 +23,20 @@ pub fn run(global: &Global, name: &str, paths: &[PathBuf]) -> Result<(), Failure
     out!("name: {}", skill.name);
     out!("description: {}", skill.description);
     let optional = [
-        ("license", skill.license.as_deref()),
-        ("compatibility", skill.compatibility.as_deref()),
-        ("model", skill.model.as_deref()),
-        ("required_scope", skill.required_scope.as_deref()),
+        ("license", skill.license()),
+        ("compatibility", skill.compatibility()),
+        ("model", skill.model()),
+        ("required_scope", skill.required_scope()),
     ];
     for (field, value) in optional {
         if let Some(value) = value {
             out!("{field}: {value}");
         }
     }
-    if !skill.allowed_tools.is_empty() {
-        out!("allowed-tools: {}", skill.allowed_tools.join(" "));
+    if !skill.allowed_tools().is_empty() {
+        out!("allowed-tools: {}", skill.allowed_tools().join(" "));
     }
-    for (field, map) in [("metadata", &skill.metadata), ("extra", &skill.extra)] {
+    for (field, map) in [("metadata", skill.metadata()), ("extra", skill.extra())] {
         for (key, value) in map {
             out!("{field}.{key}: {value}");
         }

@@ -340,19 +340,17 @@ pub mod __private {
 
     impl SkillData {
         fn skill(&'static self) -> Skill {
-            Skill {
-                name: Cow::Borrowed(self.name),
-                description: Cow::Borrowed(self.description),
-                body: crate::skill::Body::from_static(self.body),
-                license: text(self.license),
-                compatibility: text(self.compatibility),
-                allowed_tools: texts(self.allowed_tools),
-                metadata: map(self.metadata),
-                model: text(self.model),
-                required_scope: text(self.required_scope),
-                extra: map(self.extra),
-                location: None,
-            }
+            Skill::new(self.name, self.description)
+                .with_body(crate::skill::Body::from_static(self.body))
+                .with_more(crate::skill::More {
+                    license: text(self.license),
+                    compatibility: text(self.compatibility),
+                    allowed_tools: texts(self.allowed_tools),
+                    metadata: map(self.metadata),
+                    model: text(self.model),
+                    required_scope: text(self.required_scope),
+                    extra: map(self.extra),
+                })
         }
     }
 

@@ -9,8 +9,8 @@ use crate::skill::Skill;
 /// escaped for XML.
 ///
 /// ```
-/// let mut skill = skillkit::Skill::new("pdf:reader", "Reads <PDF> files & more.");
-/// skill.location = Some("/skills/pdf/reader/SKILL.md".into());
+/// let skill = skillkit::Skill::new("pdf:reader", "Reads <PDF> files & more.")
+///     .with_location("/skills/pdf/reader/SKILL.md");
 /// let block = skillkit::prompt::available_skills([&skill]);
 /// assert_eq!(block, "<available_skills>\n<skill>\n<name>\npdf:reader\n</name>\n<description>\n\
 ///     Reads &lt;PDF&gt; files &amp; more.\n</description>\n<location>\n/skills/pdf/reader/SKILL.md\n\

@@ -6,7 +6,8 @@ mod body;
 mod render;
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
@@ -30,16 +31,26 @@ pub type Metadata = serde_json::Map<String, serde_json::Value>;
 /// their skills without copying any text, while skills loaded at run time own
 /// theirs.
 ///
+/// The name, description, body and location are fields. The frontmatter
+/// fields most skills leave out (`license`, `compatibility`, `allowed-tools`,
+/// `metadata`, `model`, `required_scope`, and the `extra` keys) are read with
+/// methods and set with `with_*` builders: they are kept out of line, so a
+/// catalog of ten thousand skills does not hold ten thousand sets of empty
+/// fields.
+///
 /// ```
 /// use skillkit::Skill;
 ///
-/// let skill = Skill::new("files:read", "Read a file.").with_body("Read the file at $ARGUMENTS.");
+/// let skill = Skill::new("files:read", "Read a file.")
+///     .with_body("Read the file at $ARGUMENTS.")
+///     .with_license("MIT");
 /// assert_eq!(skill.kit(), Some("files"));
 /// assert_eq!(skill.bare_name(), "read");
+/// assert_eq!(skill.license(), Some("MIT"));
 /// assert_eq!(skill.render("notes.txt", None)?, "Read the file at notes.txt.");
 /// # Ok::<(), skillkit::BodyError>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Skill {
     /// The fully qualified name, `<kit>:<skill>` (for example `files:read`).
     pub name: Cow<'static, str>,
@@ -48,22 +59,45 @@ pub struct Skill {
     /// The markdown prompt, with template tokens (see [`Skill::render`]): in
     /// memory, or left in its file until it is read (see [`Body`]).
     pub body: Body,
-    /// `license` (Agent Skills standard).
-    pub license: Option<Cow<'static, str>>,
-    /// `compatibility` (Agent Skills standard).
-    pub compatibility: Option<Cow<'static, str>>,
-    /// `allowed-tools` (Agent Skills standard).
-    pub allowed_tools: Vec<Cow<'static, str>>,
-    /// `metadata` (Agent Skills standard).
-    pub metadata: Metadata,
-    /// `model` (SkillKit): the model URI this skill prefers.
-    pub model: Option<Cow<'static, str>>,
-    /// `required_scope` (SkillKit): the scope a caller needs.
-    pub required_scope: Option<Cow<'static, str>>,
-    /// Every other frontmatter key (`argument-hint`, `user-invocable`, …).
-    pub extra: Metadata,
-    /// The `SKILL.md` the skill was read from, when it came from a file.
-    pub location: Option<PathBuf>,
+    /// The `SKILL.md` the skill was read from, when it came from a file
+    /// (shared: a provider keeps one copy of a file's path for the skill,
+    /// its [`Body`] and its own cache).
+    pub location: Option<Arc<Path>>,
+    /// The rarely present fields; `None` when they are all empty.
+    more: Option<Box<More>>,
+}
+
+/// The frontmatter fields most skills leave out.
+#[derive(Clone, Default, PartialEq)]
+pub(crate) struct More {
+    pub(crate) license: Option<Cow<'static, str>>,
+    pub(crate) compatibility: Option<Cow<'static, str>>,
+    pub(crate) allowed_tools: Vec<Cow<'static, str>>,
+    pub(crate) metadata: Metadata,
+    pub(crate) model: Option<Cow<'static, str>>,
+    pub(crate) required_scope: Option<Cow<'static, str>>,
+    pub(crate) extra: Metadata,
+}
+
+/// What the map accessors answer for a skill without the map.
+static NO_MAP: std::sync::LazyLock<Metadata> = std::sync::LazyLock::new(Metadata::new);
+
+impl std::fmt::Debug for Skill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Skill")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("body", &self.body)
+            .field("license", &self.license())
+            .field("compatibility", &self.compatibility())
+            .field("allowed_tools", &self.allowed_tools())
+            .field("metadata", self.metadata())
+            .field("model", &self.model())
+            .field("required_scope", &self.required_scope())
+            .field("extra", self.extra())
+            .field("location", &self.location)
+            .finish()
+    }
 }
 
 impl Skill {
@@ -95,6 +129,18 @@ impl Skill {
         self
     }
 
+    /// The same skill read from the `SKILL.md` at `path` (its
+    /// [`location`](Skill::location); the body is not changed).
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_location("/kits/a/b/SKILL.md");
+    /// assert_eq!(skill.dir(), Some(std::path::Path::new("/kits/a/b")));
+    /// ```
+    pub fn with_location(mut self, path: impl AsRef<Path>) -> Self {
+        self.location = Some(Arc::from(path.as_ref()));
+        self
+    }
+
     /// The kit part of the full name (`files` in `files:read`).
     ///
     /// ```
@@ -114,11 +160,213 @@ impl Skill {
         name::split(&self.name).1
     }
 
-    /// The directory of the skill's `SKILL.md`, when it came from a file.
+    /// `license` (Agent Skills standard).
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_license("MIT");
+    /// assert_eq!(skill.license(), Some("MIT"));
+    /// ```
+    pub fn license(&self) -> Option<&str> {
+        self.more.as_ref()?.license.as_deref()
+    }
+
+    /// `compatibility` (Agent Skills standard): the environment the skill
+    /// needs.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_compatibility("Needs git.");
+    /// assert_eq!(skill.compatibility(), Some("Needs git."));
+    /// ```
+    pub fn compatibility(&self) -> Option<&str> {
+        self.more.as_ref()?.compatibility.as_deref()
+    }
+
+    /// `allowed-tools` (Agent Skills standard); empty when not given.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_allowed_tools(["Read", "Grep"]);
+    /// assert_eq!(skill.allowed_tools(), ["Read", "Grep"]);
+    /// ```
+    pub fn allowed_tools(&self) -> &[Cow<'static, str>] {
+        self.more.as_ref().map_or(&[], |more| &more.allowed_tools)
+    }
+
+    /// `metadata` (Agent Skills standard); empty when not given.
     ///
     /// ```
     /// let mut skill = skillkit::Skill::new("a:b", "d");
-    /// skill.location = Some("/kits/a/skills/b/SKILL.md".into());
+    /// assert!(skill.metadata().is_empty());
+    /// skill.metadata_mut().insert("author".into(), "me".into());
+    /// assert_eq!(skill.metadata()["author"], "me");
+    /// ```
+    pub fn metadata(&self) -> &Metadata {
+        self.more.as_ref().map_or(&NO_MAP, |more| &more.metadata)
+    }
+
+    /// `model` (SkillKit): the model URI this skill prefers.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_model("anthropic://claude-haiku-4-5");
+    /// assert_eq!(skill.model(), Some("anthropic://claude-haiku-4-5"));
+    /// ```
+    pub fn model(&self) -> Option<&str> {
+        self.more.as_ref()?.model.as_deref()
+    }
+
+    /// `required_scope` (SkillKit): the scope a caller needs.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_required_scope("files:write");
+    /// assert_eq!(skill.required_scope(), Some("files:write"));
+    /// ```
+    pub fn required_scope(&self) -> Option<&str> {
+        self.more.as_ref()?.required_scope.as_deref()
+    }
+
+    /// Every other frontmatter key (`argument-hint`, `user-invocable`, …);
+    /// empty when there is none.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("a:b", "d");
+    /// skill.extra_mut().insert("argument-hint".into(), "<path>".into());
+    /// assert_eq!(skill.extra()["argument-hint"], "<path>");
+    /// ```
+    pub fn extra(&self) -> &Metadata {
+        self.more.as_ref().map_or(&NO_MAP, |more| &more.extra)
+    }
+
+    /// The `metadata` map, to edit.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("a:b", "d");
+    /// skill.metadata_mut().insert("danger".into(), "high".into());
+    /// assert_eq!(skill.metadata()["danger"], "high");
+    /// ```
+    pub fn metadata_mut(&mut self) -> &mut Metadata {
+        &mut self.more_mut().metadata
+    }
+
+    /// The map of other frontmatter keys, to edit.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("a:b", "d");
+    /// skill.extra_mut().insert("user-invocable".into(), true.into());
+    /// assert_eq!(skill.extra()["user-invocable"], true);
+    /// ```
+    pub fn extra_mut(&mut self) -> &mut Metadata {
+        &mut self.more_mut().extra
+    }
+
+    /// The same skill with `license` set.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Skill::new("a:b", "d").with_license("MIT").license(), Some("MIT"));
+    /// ```
+    pub fn with_license(mut self, license: impl Into<Cow<'static, str>>) -> Self {
+        self.more_mut().license = Some(license.into());
+        self
+    }
+
+    /// The same skill with `compatibility` set.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_compatibility("Linux");
+    /// assert_eq!(skill.compatibility(), Some("Linux"));
+    /// ```
+    pub fn with_compatibility(mut self, compatibility: impl Into<Cow<'static, str>>) -> Self {
+        self.more_mut().compatibility = Some(compatibility.into());
+        self
+    }
+
+    /// The same skill with `allowed-tools` set.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_allowed_tools(["Bash(git:*)"]);
+    /// assert_eq!(skill.allowed_tools(), ["Bash(git:*)"]);
+    /// ```
+    pub fn with_allowed_tools<T: Into<Cow<'static, str>>>(
+        mut self,
+        tools: impl IntoIterator<Item = T>,
+    ) -> Self {
+        self.more_mut().allowed_tools = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same skill with `metadata` as its metadata map.
+    ///
+    /// ```
+    /// let mut metadata = skillkit::Metadata::new();
+    /// metadata.insert("version".into(), "1.0".into());
+    /// let skill = skillkit::Skill::new("a:b", "d").with_metadata(metadata);
+    /// assert_eq!(skill.metadata()["version"], "1.0");
+    /// ```
+    pub fn with_metadata(mut self, metadata: Metadata) -> Self {
+        self.more_mut().metadata = metadata;
+        self.shrink();
+        self
+    }
+
+    /// The same skill with `model` set.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_model("scripted://demo");
+    /// assert_eq!(skill.model(), Some("scripted://demo"));
+    /// ```
+    pub fn with_model(mut self, model: impl Into<Cow<'static, str>>) -> Self {
+        self.more_mut().model = Some(model.into());
+        self
+    }
+
+    /// The same skill with `required_scope` set.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_required_scope("admin");
+    /// assert_eq!(skill.required_scope(), Some("admin"));
+    /// ```
+    pub fn with_required_scope(mut self, scope: impl Into<Cow<'static, str>>) -> Self {
+        self.more_mut().required_scope = Some(scope.into());
+        self
+    }
+
+    /// The same skill with `extra` as its map of other frontmatter keys.
+    ///
+    /// ```
+    /// let mut extra = skillkit::Metadata::new();
+    /// extra.insert("argument-hint".into(), "<file>".into());
+    /// let skill = skillkit::Skill::new("a:b", "d").with_extra(extra);
+    /// assert_eq!(skill.extra()["argument-hint"], "<file>");
+    /// ```
+    pub fn with_extra(mut self, extra: Metadata) -> Self {
+        self.more_mut().extra = extra;
+        self.shrink();
+        self
+    }
+
+    /// The skill with the rare fields `more` (none kept when all are empty).
+    pub(crate) fn with_more(mut self, more: More) -> Self {
+        self.more = (more != More::default()).then(|| Box::new(more));
+        self
+    }
+
+    fn more_mut(&mut self) -> &mut More {
+        self.more.get_or_insert_default()
+    }
+
+    /// Drops the rare fields when they are all empty again.
+    fn shrink(&mut self) {
+        if self
+            .more
+            .as_deref()
+            .is_some_and(|more| *more == More::default())
+        {
+            self.more = None;
+        }
+    }
+
+    /// The directory of the skill's `SKILL.md`, when it came from a file.
+    ///
+    /// ```
+    /// let skill = skillkit::Skill::new("a:b", "d").with_location("/kits/a/skills/b/SKILL.md");
     /// assert_eq!(skill.dir(), Some(std::path::Path::new("/kits/a/skills/b")));
     /// ```
     pub fn dir(&self) -> Option<&Path> {
@@ -139,7 +387,7 @@ impl Skill {
     pub fn from_document(
         kit: &str,
         doc: SkillDocument,
-        location: Option<PathBuf>,
+        location: Option<Arc<Path>>,
     ) -> Result<Skill, Diagnostic> {
         let origin = kit::Origin {
             name: &doc.name,
@@ -147,10 +395,14 @@ impl Skill {
             line: doc.name_line,
         };
         let name = kit::qualify(kit, &origin)?.name;
-        Ok(Skill {
+        let skill = Skill {
             name: name.into(),
             description: doc.description.into(),
             body: doc.body.into(),
+            location,
+            more: None,
+        };
+        Ok(skill.with_more(More {
             license: doc.license.map(Cow::Owned),
             compatibility: doc.compatibility.map(Cow::Owned),
             allowed_tools: doc.allowed_tools.into_iter().map(Cow::Owned).collect(),
@@ -158,8 +410,7 @@ impl Skill {
             model: doc.model.map(Cow::Owned),
             required_scope: doc.required_scope.map(Cow::Owned),
             extra: doc.extra,
-            location,
-        })
+        }))
     }
 
     /// The body with its template tokens substituted, as handed to a model when

@@ -22,7 +22,7 @@ use crate::skill::{Metadata, Skill};
 /// assert_eq!(def.input_schema["properties"]["arguments"]["type"], "string");
 /// ```
 pub fn skill_definition(skill: &Skill) -> ToolDefinition {
-    let input_schema = match skill.extra.get("input_schema") {
+    let input_schema = match skill.extra().get("input_schema") {
         Some(schema @ Value::Object(_)) => schema.clone(),
         _ => json!({
             "type": "object",

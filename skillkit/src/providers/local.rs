@@ -129,6 +129,13 @@ impl Borrow<OsStr> for FileKey {
     }
 }
 
+impl CachedFile {
+    /// The line of the `name:` key.
+    fn line(&self) -> usize {
+        self.name_line as usize
+    }
+}
+
 #[derive(Clone)]
 enum Loaded {
     Skill(Arc<Skill>),
@@ -136,15 +143,18 @@ enum Loaded {
     Failed,
 }
 
+/// What a query learned of one file (kept for every file of every kit, so
+/// kept small: 80 bytes).
 struct CachedFile {
     stamp: Stamp,
-    racy: bool,
     loaded: Loaded,
-    /// The line of the `name:` key, where a duplicate name is reported.
-    name_line: usize,
-    diagnostics: Vec<Diagnostic>,
+    /// Problems met reading it (usually none, which takes no allocation).
+    diagnostics: Box<[Diagnostic]>,
     /// The refresh that loaded it (fresh for that refresh even when racy).
     generation: u64,
+    /// The line of the `name:` key, where a duplicate name is reported.
+    name_line: u32,
+    racy: bool,
 }
 
 impl Local {
@@ -524,9 +534,9 @@ fn assemble(
         let Some(file) = file else { continue };
         diagnostics.extend(file.diagnostics.iter().cloned());
         match &file.loaded {
-            Loaded::Skill(skill) => skills.push((Arc::clone(skill), file.name_line)),
+            Loaded::Skill(skill) => skills.push((Arc::clone(skill), file.line())),
             Loaded::Agent(def) if is_root_agent(path, &found.root) => agent = Some(Arc::clone(def)),
-            Loaded::Agent(def) => agents.push((Arc::clone(def), file.name_line)),
+            Loaded::Agent(def) => agents.push((Arc::clone(def), file.line())),
             Loaded::Failed => {}
         }
     }
@@ -569,8 +579,8 @@ fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedF
             stamp,
             racy: stamp.is_racy(read_at),
             loaded,
-            name_line,
-            diagnostics: warnings,
+            name_line: u32::try_from(name_line).unwrap_or(u32::MAX),
+            diagnostics: warnings.into(),
             generation: 0,
         },
         Err(diagnostic) => failed(stamp, read_at, diagnostic),
@@ -593,7 +603,7 @@ fn parse(
         // stays in the file until the skill is activated or shown.
         let doc = SkillDocument::read_frontmatter(file, len, path)?;
         let (warnings, line) = (doc.warnings.clone(), doc.name_line);
-        let mut skill = Skill::from_document(kit, doc, Some(path.to_path_buf()))?;
+        let mut skill = Skill::from_document(kit, doc, Some(Arc::clone(path)))?;
         skill.body = Body::from_shared(Arc::clone(path));
         return Ok((Loaded::Skill(Arc::new(skill)), line, warnings));
     }
@@ -615,7 +625,7 @@ fn failed(stamp: Stamp, read_at: SystemTime, diagnostic: Diagnostic) -> CachedFi
         racy: stamp.is_racy(read_at),
         loaded: Loaded::Failed,
         name_line: 0,
-        diagnostics: vec![diagnostic],
+        diagnostics: Box::new([diagnostic]),
         generation: 0,
     }
 }

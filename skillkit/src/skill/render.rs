@@ -217,9 +217,9 @@ mod tests {
     #[test]
     fn session_and_dir() {
         assert_eq!(render("${SESSION_ID} $SESSION_ID", ""), "sess-1 sess-1");
-        let mut skill = Skill::new("k:s", "d").with_body("$SKILL_DIR/${SKILL_DIR}/x");
+        let skill = Skill::new("k:s", "d").with_body("$SKILL_DIR/${SKILL_DIR}/x");
         assert_eq!(skill.render("", None).unwrap(), "$SKILL_DIR/${SKILL_DIR}/x");
-        skill.location = Some("/k/s/SKILL.md".into());
+        let skill = skill.with_location("/k/s/SKILL.md");
         assert_eq!(skill.render("", None).unwrap(), "/k/s//k/s/x");
     }
 

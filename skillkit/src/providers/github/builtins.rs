@@ -69,7 +69,7 @@ pub(crate) fn kit() -> Kit {
 fn builtin(name: &str, description: &str, schema: Value) -> Skill {
     let mut skill = Skill::new(format!("{KIT}:{name}"), description.to_owned())
         .with_body(description.to_owned());
-    skill.extra.insert("input_schema".into(), schema);
+    skill.extra_mut().insert("input_schema".into(), schema);
     skill
 }
 

@@ -9,7 +9,7 @@ use skillkit_parser::{Diagnostic, SkillDocument, name};
 
 use super::SqlError;
 use crate::agent::AgentDefinition;
-use crate::skill::{Metadata, Skill};
+use crate::skill::{Metadata, More, Skill};
 
 /// The table of skill rows.
 pub(super) const SKILLS: &str = "skillkit_skills";
@@ -95,7 +95,7 @@ fn check_description(what: &str, full: &str, description: &str) -> Result<(), Sq
     Ok(())
 }
 
-fn json(value: &impl serde::Serialize) -> String {
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     // Maps and lists of strings always serialise.
     serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
 }
@@ -120,13 +120,13 @@ impl SkillRow {
             name: bare.to_owned(),
             description: Some(skill.description.to_string()),
             body: body_text(skill)?.into_owned(),
-            license: skill.license.as_deref().map(str::to_owned),
-            compatibility: skill.compatibility.as_deref().map(str::to_owned),
-            allowed_tools: json(&skill.allowed_tools),
-            metadata: json(&skill.metadata),
-            model: skill.model.as_deref().map(str::to_owned),
-            required_scope: skill.required_scope.as_deref().map(str::to_owned),
-            extra: json(&skill.extra),
+            license: skill.license().map(str::to_owned),
+            compatibility: skill.compatibility().map(str::to_owned),
+            allowed_tools: json(skill.allowed_tools()),
+            metadata: json(skill.metadata()),
+            model: skill.model().map(str::to_owned),
+            required_scope: skill.required_scope().map(str::to_owned),
+            extra: json(skill.extra()),
             deleted: false,
         })
     }
@@ -145,14 +145,17 @@ impl SkillRow {
                 "the description is empty; say what the skill does and when to use it".into(),
             ));
         }
-        let mut skill = Skill::new(full, description.clone()).with_body(self.body.clone());
-        skill.license = self.license.clone().map(Cow::Owned);
-        skill.compatibility = self.compatibility.clone().map(Cow::Owned);
-        skill.allowed_tools = strings("allowed_tools", &self.allowed_tools).map_err(fail)?;
-        skill.metadata = object("metadata", &self.metadata).map_err(fail)?;
-        skill.model = self.model.clone().map(Cow::Owned);
-        skill.required_scope = self.required_scope.clone().map(Cow::Owned);
-        skill.extra = object("extra", &self.extra).map_err(fail)?;
+        let skill = Skill::new(full, description.clone())
+            .with_body(self.body.clone())
+            .with_more(More {
+                license: self.license.clone().map(Cow::Owned),
+                compatibility: self.compatibility.clone().map(Cow::Owned),
+                allowed_tools: strings("allowed_tools", &self.allowed_tools).map_err(fail)?,
+                metadata: object("metadata", &self.metadata).map_err(fail)?,
+                model: self.model.clone().map(Cow::Owned),
+                required_scope: self.required_scope.clone().map(Cow::Owned),
+                extra: object("extra", &self.extra).map_err(fail)?,
+            });
         let warnings = name::problems(name::split(&self.name).1, None)
             .into_iter()
             .map(|problem| Diagnostic::warning(0, 0, problem).with_path(&at))
@@ -275,21 +278,24 @@ mod tests {
 
     #[test]
     fn a_skill_round_trips_through_its_row() {
-        let mut skill = Skill::new("files:read", "Read a file.").with_body("Read $ARGUMENTS.");
-        skill.allowed_tools = vec!["Read".into()];
-        skill.metadata.insert("author".into(), "me".into());
-        skill.extra.insert("argument-hint".into(), "<path>".into());
-        skill.license = Some("MIT".into());
+        let mut skill = Skill::new("files:read", "Read a file.")
+            .with_body("Read $ARGUMENTS.")
+            .with_allowed_tools(["Read"])
+            .with_license("MIT");
+        skill.metadata_mut().insert("author".into(), "me".into());
+        skill
+            .extra_mut()
+            .insert("argument-hint".into(), "<path>".into());
         let row = SkillRow::of("files", &skill).unwrap();
         assert_eq!(row.name, "read");
         let (back, warnings) = row.skill().unwrap();
         assert!(warnings.is_empty());
         assert_eq!(back.name, "files:read");
         assert_eq!(back.body.as_text(), Some("Read $ARGUMENTS."));
-        assert_eq!(back.allowed_tools, ["Read"]);
-        assert_eq!(back.metadata["author"], "me");
-        assert_eq!(back.extra["argument-hint"], "<path>");
-        assert_eq!(back.license.as_deref(), Some("MIT"));
+        assert_eq!(back.allowed_tools(), ["Read"]);
+        assert_eq!(back.metadata()["author"], "me");
+        assert_eq!(back.extra()["argument-hint"], "<path>");
+        assert_eq!(back.license(), Some("MIT"));
     }
 
     #[test]
