@@ -17,7 +17,6 @@
 
 mod listing;
 
-use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -240,9 +239,12 @@ impl KitLayout {
 pub struct Scanner {
     /// The kit the listings are of; scanning another one starts afresh.
     root: PathBuf,
-    /// Keyed by the path's bytes below the root (hashing a `Path` walks its
-    /// components, and the root's part is the same in every key).
-    dirs: HashMap<Box<[u8]>, CachedListing>,
+    /// Sorted by key, the path's bytes below the root (the root's part is
+    /// the same in every path): exactly as long as needed, where a hash map
+    /// keeps up to twice as many slots, and searched by bisection.
+    dirs: Vec<(Box<[u8]>, CachedListing)>,
+    /// Folders first read by the walk under way, merged into `dirs` after it.
+    added: Vec<(Box<[u8]>, CachedListing)>,
 }
 
 #[derive(Debug)]
@@ -296,7 +298,7 @@ impl Scanner {
             self.dirs.clear();
             root.clone_into(&mut self.root);
         }
-        for cached in self.dirs.values_mut() {
+        for (_, cached) in &mut self.dirs {
             cached.seen = false;
         }
         let read_at = SystemTime::now();
@@ -307,7 +309,14 @@ impl Scanner {
             on_file,
         };
         let layout = walk.run(root);
-        self.dirs.retain(|_, cached| cached.seen);
+        self.dirs.retain(|(_, cached)| cached.seen);
+        if !self.added.is_empty() {
+            self.dirs.reserve_exact(self.added.len());
+            self.dirs.append(&mut self.added);
+            self.dirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            self.dirs.dedup_by(|a, b| a.0 == b.0);
+            self.added = Vec::new();
+        }
         layout
     }
 
@@ -326,7 +335,9 @@ impl Scanner {
             .as_encoded_bytes()
             .get(self.root.as_os_str().len()..)
             .unwrap_or_default();
-        if let Some(cached) = self.dirs.get_mut(key) {
+        let found = self.dirs.binary_search_by(|(k, _)| (**k).cmp(key)).ok();
+        if let Some(i) = found {
+            let cached = &mut self.dirs[i].1;
             let stamp = Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
             if cached.stamp == stamp && !cached.racy {
                 cached.seen = true;
@@ -340,7 +351,10 @@ impl Scanner {
             listing: listing.clone(),
             seen: true,
         };
-        self.dirs.insert(key.into(), cached);
+        match found {
+            Some(i) => self.dirs[i].1 = cached,
+            None => self.added.push((key.into(), cached)),
+        }
         Ok((listing, Some(handle)))
     }
 }
@@ -607,14 +621,18 @@ mod tests {
         }
         let mut scanner = Scanner::new();
         scanner.scan(root).unwrap();
-        let key: &[u8] = b"/skills";
-        let before = Arc::clone(&scanner.dirs[key].listing.entries);
+        let skills = |scanner: &Scanner| {
+            let (key, cached) = &scanner.dirs[1];
+            assert_eq!(&**key, b"/skills");
+            Arc::clone(&cached.listing.entries)
+        };
+        let before = skills(&scanner);
         scanner.scan(root).unwrap();
-        assert!(Arc::ptr_eq(&before, &scanner.dirs[key].listing.entries));
+        assert!(Arc::ptr_eq(&before, &skills(&scanner)));
         // A racy (fresh) directory is read again.
         write(&root.join("skills/b/SKILL.md"));
         scanner.scan(root).unwrap();
-        assert!(!Arc::ptr_eq(&before, &scanner.dirs[key].listing.entries));
+        assert!(!Arc::ptr_eq(&before, &skills(&scanner)));
     }
 
     #[test]
