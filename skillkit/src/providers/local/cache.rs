@@ -1,0 +1,293 @@
+//! What a query of [`Local`](super::Local) learned, and the refresh that
+//! checks it: per kit, the scanner's folder listings, every file's stamp and
+//! parsed contents, and the kit last built. A file is parsed again only when
+//! its stamp changed or was racy; a kit is rebuilt only when a file changed.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use skillkit_parser::layout::{Scanner, Stamp};
+use skillkit_parser::{AGENT_FILE, Diagnostic, KitLayout};
+
+use super::read::load_files;
+use crate::agent::AgentDefinition;
+use crate::kit::Kit;
+use crate::skill::{Metadata, Skill};
+
+/// What the previous query learned, per kit directory.
+#[derive(Default)]
+pub(super) struct Cache {
+    pub(super) kits: HashMap<PathBuf, KitCache>,
+}
+
+/// One kit directory: its directory listings, its files and the kit last
+/// built.
+#[derive(Default)]
+pub(super) struct KitCache {
+    scanner: Scanner,
+    files: Files,
+    kit: Option<Kit>,
+    generation: u64,
+}
+
+/// Files just read, by path; `None` for one that vanished after the walk.
+pub(super) type Loads = Vec<(Arc<Path>, Option<CachedFile>)>;
+
+/// The cached files of a kit, sorted by path bytes (the order of a walk's
+/// answer): exactly as long as needed, where a hash map keeps up to twice as
+/// many slots, and searched by bisection. Each path is the one its skill's
+/// body reads from: one copy of the path per file.
+#[derive(Default)]
+pub(super) struct Files(Vec<(Arc<Path>, CachedFile)>);
+
+impl Files {
+    fn get(&self, path: &Path) -> Option<&CachedFile> {
+        self.find(path).ok().map(|i| &self.0[i].1)
+    }
+
+    fn find(&self, path: &Path) -> Result<usize, usize> {
+        self.0
+            .binary_search_by(|(p, _)| p.as_os_str().cmp(path.as_os_str()))
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Keeps the files `loaded` (replacing what was known of them) and
+    /// forgets the ones loaded as `None` (vanished).
+    fn update(&mut self, mut loaded: Loads) {
+        if loaded.is_empty() {
+            return;
+        }
+        loaded.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+        loaded.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
+        let old = std::mem::take(&mut self.0);
+        let mut merged = Vec::with_capacity(old.len() + loaded.len());
+        let mut old = old.into_iter().peekable();
+        for (path, file) in loaded {
+            while let Some(kept) = old.next_if(|(p, _)| p.as_os_str() < path.as_os_str()) {
+                merged.push(kept);
+            }
+            old.next_if(|(p, _)| p.as_os_str() == path.as_os_str());
+            if let Some(file) = file {
+                merged.push((path, file));
+            }
+        }
+        merged.extend(old);
+        merged.shrink_to_fit();
+        self.0 = merged;
+    }
+
+    /// Forgets every file not in `present` (sorted by path bytes).
+    fn keep_only(&mut self, present: &[&Path]) {
+        let mut present = present.iter().peekable();
+        self.0.retain(|(path, _)| {
+            while present
+                .next_if(|p| p.as_os_str() < path.as_os_str())
+                .is_some()
+            {}
+            present
+                .peek()
+                .is_some_and(|p| p.as_os_str() == path.as_os_str())
+        });
+        self.0.shrink_to_fit();
+    }
+}
+
+impl CachedFile {
+    /// The line of the `name:` key.
+    fn line(&self) -> usize {
+        self.name_line as usize
+    }
+}
+
+#[derive(Clone)]
+pub(super) enum Loaded {
+    Skill(Arc<Skill>),
+    Agent(Arc<AgentDefinition>),
+    Failed,
+}
+
+/// What a query learned of one file (kept for every file of every kit, so
+/// kept small: 80 bytes).
+pub(super) struct CachedFile {
+    pub(super) stamp: Stamp,
+    pub(super) loaded: Loaded,
+    /// Problems met reading it (usually none, which takes no allocation).
+    pub(super) diagnostics: Box<[Diagnostic]>,
+    /// The refresh that loaded it (fresh for that refresh even when racy).
+    pub(super) generation: u64,
+    /// The line of the `name:` key, where a duplicate name is reported.
+    pub(super) name_line: u32,
+    pub(super) racy: bool,
+}
+
+/// The kit in `root`, re-reading only files whose stamp changed (or that were
+/// racy), and reusing the previous kit when nothing changed at all. The first
+/// time, files are read and parsed on [`pool`](super::read::pool) while the walk goes on.
+pub(super) fn refresh(
+    provider: &str,
+    name: String,
+    root: &Path,
+    cache: &mut KitCache,
+) -> std::io::Result<Kit> {
+    cache.generation += 1;
+    let generation = cache.generation;
+    let read_at = SystemTime::now();
+    let mut loaded = Vec::new();
+    let found = if cache.files.is_empty() {
+        let scanner = &mut cache.scanner;
+        let (found, files) = load_files(&name, read_at, |load| scanner.scan_with(root, load));
+        loaded = files;
+        found?
+    } else {
+        cache.scanner.scan(root)?
+    };
+    let mut changed = !loaded.is_empty();
+    store(provider, &name, generation, loaded, &mut cache.files);
+    let paths: Vec<&Path> = found.files().collect();
+    let to_load: Vec<&Path> = paths
+        .iter()
+        .copied()
+        .filter(|path| {
+            let cached = cache.files.get(path);
+            !cached.is_some_and(|c| {
+                c.generation == generation || (!c.racy && Stamp::of(path) == Some(c.stamp))
+            })
+        })
+        .collect();
+    // Every file present is cached and unchanged, and none vanished.
+    changed |= !to_load.is_empty() || cache.files.len() != paths.len();
+    if let Some(kit) = cache
+        .kit
+        .as_ref()
+        .filter(|kit| !changed && kit.name == name)
+    {
+        return Ok(kit.clone());
+    }
+    let ((), loaded) = load_files(&name, read_at, |load| {
+        to_load.iter().for_each(|path| load(path))
+    });
+    store(provider, &name, generation, loaded, &mut cache.files);
+    if cache.files.len() != paths.len() {
+        let mut present = paths.clone();
+        present.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        cache.files.keep_only(&present);
+    }
+    let files: Vec<Option<&CachedFile>> = paths.iter().map(|p| cache.files.get(p)).collect();
+    let kit = assemble(name, &found, &paths, &files);
+    cache.kit = Some(kit.clone());
+    Ok(kit)
+}
+
+/// Keeps freshly loaded files (logging their problems once, when they are
+/// read) and forgets the ones that vanished.
+fn store(provider: &str, kit: &str, generation: u64, mut loaded: Loads, files: &mut Files) {
+    for file in loaded.iter_mut().filter_map(|(_, file)| file.as_mut()) {
+        for diagnostic in &file.diagnostics {
+            let at = diagnostic.path.as_ref().map(|p| p.display().to_string());
+            let skipped = if diagnostic.is_error() {
+                "file skipped: "
+            } else {
+                ""
+            };
+            tracing::warn!(
+                provider,
+                kit,
+                path = at.as_deref(),
+                line = diagnostic.line,
+                "{skipped}{}",
+                diagnostic.message
+            );
+        }
+        file.generation = generation;
+    }
+    files.update(loaded);
+}
+
+/// Builds the kit from its loaded files.
+fn assemble(
+    name: String,
+    found: &KitLayout,
+    paths: &[&Path],
+    files: &[Option<&CachedFile>],
+) -> Kit {
+    let mut skills = Vec::new();
+    let mut agents = Vec::new();
+    let mut agent = None;
+    let mut diagnostics = found.diagnostics.clone();
+    for (path, file) in paths.iter().zip(files) {
+        let Some(file) = file else { continue };
+        diagnostics.extend(file.diagnostics.iter().cloned());
+        match &file.loaded {
+            Loaded::Skill(skill) => skills.push((Arc::clone(skill), file.line())),
+            Loaded::Agent(def) if is_root_agent(path, &found.root) => agent = Some(Arc::clone(def)),
+            Loaded::Agent(def) => agents.push((Arc::clone(def), file.line())),
+            Loaded::Failed => {}
+        }
+    }
+    let mut kit = Kit::assemble(Cow::Owned(name), agent, skills, agents, diagnostics);
+    kit.metadata = local_metadata(&found.root);
+    kit
+}
+
+fn is_root_agent(path: &Path, root: &Path) -> bool {
+    path.parent() == Some(root) && path.file_name().is_some_and(|n| n == AGENT_FILE)
+}
+
+fn local_metadata(root: &Path) -> Metadata {
+    let mut metadata = Metadata::new();
+    metadata.insert("provider".into(), "local".into());
+    metadata.insert("path".into(), root.display().to_string().into());
+    metadata
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::local::read::failed;
+
+    #[test]
+    fn files_stay_sorted_through_updates() {
+        let file = |line| CachedFile {
+            name_line: line,
+            ..failed(
+                Stamp::of(Path::new(".")).unwrap(),
+                SystemTime::now(),
+                Diagnostic::error(0, 0, "x"),
+            )
+        };
+        let path = |p: &str| Arc::<Path>::from(Path::new(p));
+        let lines = |files: &Files| -> Vec<(String, u32)> {
+            let all = files.0.iter();
+            all.map(|(p, f)| (p.display().to_string(), f.name_line))
+                .collect()
+        };
+        let mut files = Files::default();
+        files.update(vec![
+            (path("k/c"), Some(file(3))),
+            (path("k/a"), Some(file(1))),
+        ]);
+        files.update(vec![
+            (path("k/b"), Some(file(2))),
+            (path("k/c"), Some(file(30))),
+            (path("k/a"), None),
+            (path("k/z"), None),
+        ]);
+        assert_eq!(lines(&files), [("k/b".into(), 2), ("k/c".into(), 30)]);
+        assert_eq!(files.get(Path::new("k/c")).map(|f| f.name_line), Some(30));
+        assert!(files.get(Path::new("k/a")).is_none());
+        files.update(vec![(path("k/d"), Some(file(4)))]);
+        files.keep_only(&[Path::new("k/a"), Path::new("k/c"), Path::new("k/d")]);
+        assert_eq!(lines(&files), [("k/c".into(), 30), ("k/d".into(), 4)]);
+        assert_eq!(files.0.capacity(), files.len(), "exactly as long as needed");
+    }
+}

@@ -1,0 +1,284 @@
+//! [`Local`]: kits in directories on disk, always fresh, never re-parsed for
+//! nothing.
+//!
+//! Every query checks the kit directory again, so a new, edited or deleted file
+//! shows at once. A file is parsed again only when its stamp (size, mtime, inode,
+//! ctime) changed, or when its mtime was too close to the moment it was read to
+//! be trusted (the "racy" rule git uses: an edit within the filesystem's
+//! timestamp granularity of the read can leave the stamp unchanged). Directories
+//! are listed again only when their own stamp changed (adding, removing or
+//! renaming an entry changes it), with the same racy rule; see
+//! [`Scanner`](skillkit_parser::layout::Scanner).
+//!
+//! Progressive disclosure: a query reads each `SKILL.md` only up to the end of
+//! its frontmatter (a catalog needs names and descriptions). A skill's
+//! [`Body`](crate::Body) stays in its file and is read when the skill is
+//! activated or shown ([`Body::read`](crate::Body::read),
+//! [`Skill::render`](crate::Skill::render)), fresh from the file every time.
+
+mod cache;
+mod read;
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use skillkit_parser::layout;
+
+use crate::kit::Kit;
+use crate::provider::{KitProvider, ProviderError};
+
+use cache::{Cache, KitCache, refresh};
+use read::{Context, on_pool, pool};
+
+/// The kit name of the standard locations [`Local::discover`] finds.
+pub const DISCOVERED_KIT: &str = "skills";
+
+/// Kits from directories.
+///
+/// * [`Local::new(dir)`](Local::new): `dir` is one kit, named after its base name
+///   (or [`named`](Local::named)).
+/// * [`Local::each(dir)`](Local::each): every non-hidden child directory of
+///   `dir` is a kit.
+/// * [`Local::discover(project)`](Local::discover): the standard locations
+///   (`.agents/skills/`, `.claude/skills/`, in the project, then the user's).
+///
+/// Files that fail to parse are skipped with a warning (logged, and kept in
+/// [`Kit::diagnostics`]); the rest of the kit loads.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::KitProvider;
+/// # let dir = tempfile::tempdir().unwrap();
+/// let kit_dir = dir.path().join("files");
+/// std::fs::create_dir_all(kit_dir.join("skills/read")).unwrap();
+/// std::fs::write(
+///     kit_dir.join("skills/read/SKILL.md"),
+///     "---\nname: read\ndescription: Read a file.\n---\nRead $ARGUMENTS.\n",
+/// ).unwrap();
+///
+/// let kits = skillkit::Local::new(&kit_dir).list_kits().await.unwrap();
+/// assert_eq!(kits[0].name, "files");
+/// assert_eq!(kits[0].skills[0].name, "files:read");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Local {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    dir: PathBuf,
+    name: Option<String>,
+    each: bool,
+    label: String,
+    cache: Mutex<Cache>,
+}
+
+impl std::fmt::Debug for Local {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Local")
+            .field("dir", &self.inner.dir)
+            .field("each", &self.inner.each)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Local {
+    /// One kit: the directory `dir`, named after its base name.
+    ///
+    /// ```
+    /// let local = skillkit::Local::new("/app/skills/files");
+    /// ```
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self::build(dir.into(), false)
+    }
+
+    /// A kit for every non-hidden child directory of `dir`.
+    ///
+    /// ```
+    /// let local = skillkit::Local::each("/app/skills");
+    /// ```
+    pub fn each(dir: impl Into<PathBuf>) -> Self {
+        Self::build(dir.into(), true)
+    }
+
+    /// The standard skill locations, as agents look for them, highest
+    /// priority first: the project's `.agents/skills/` and `.claude/skills/`,
+    /// then the user's `~/.agents/skills/` and `~/.claude/skills/`. Each is a
+    /// kit named [`DISCOVERED_KIT`] (`skills`), so a project skill shadows a
+    /// user skill of the same name (the catalog's warning names both files).
+    /// Only the locations that exist now are returned; register them in order:
+    ///
+    /// ```
+    /// # let project = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir_all(project.path().join(".claude/skills/pdf")).unwrap();
+    /// let locals = skillkit::Local::discover(project.path());
+    /// assert!(locals[0].dir().ends_with(".claude/skills"));
+    /// let catalog = skillkit::Catalog::builder().providers(locals).build();
+    /// ```
+    pub fn discover(project: impl AsRef<Path>) -> Vec<Local> {
+        let project = project.as_ref();
+        let home = dirs::home_dir();
+        let mut candidates = vec![
+            project.join(".agents/skills"),
+            project.join(".claude/skills"),
+        ];
+        if let Some(home) = &home {
+            candidates.push(home.join(".agents/skills"));
+            candidates.push(home.join(".claude/skills"));
+        }
+        let mut seen = Vec::new();
+        candidates
+            .into_iter()
+            .filter(|dir| dir.is_dir())
+            .filter(|dir| {
+                // A project inside the home folder must not list one place twice.
+                let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+                let new = !seen.contains(&real);
+                seen.push(real);
+                new
+            })
+            .map(|dir| Local::new(dir).named(DISCOVERED_KIT))
+            .collect()
+    }
+
+    fn build(dir: PathBuf, each: bool) -> Self {
+        let label = format!("local:{}", dir.display());
+        Local {
+            inner: Arc::new(Inner {
+                dir,
+                name: None,
+                each,
+                label,
+                cache: Mutex::new(Cache::default()),
+            }),
+        }
+    }
+
+    /// The same provider with the kit named `name` instead of the directory's
+    /// base name (for [`Local::new`]; [`Local::each`] names kits by directory).
+    ///
+    /// ```
+    /// let local = skillkit::Local::new("/app/skills/v2").named("files");
+    /// ```
+    pub fn named(self, name: impl Into<String>) -> Self {
+        let inner = Inner {
+            dir: self.inner.dir.clone(),
+            name: Some(name.into()),
+            each: self.inner.each,
+            label: self.inner.label.clone(),
+            cache: Mutex::new(Cache::default()),
+        };
+        Local {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The directory this provider reads.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Local::new("/x").dir(), std::path::Path::new("/x"));
+    /// ```
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    /// Loads the kits now, blocking this thread until they are loaded (the
+    /// blocking form of [`KitProvider::list_kits`]). Files are read and parsed
+    /// on a pool of threads of SkillKit's own, or on this thread when it is
+    /// itself a [rayon](https://docs.rs/rayon) worker (a load there could
+    /// otherwise run another task of its pool while it waits).
+    ///
+    /// ```
+    /// assert!(skillkit::Local::new("/no/such/dir").load().is_err());
+    /// ```
+    pub fn load(&self) -> Result<Vec<Kit>, ProviderError> {
+        // The cache is locked here, before the pool is entered: a worker
+        // waiting for the files of one load runs other tasks of the pool
+        // meanwhile, and a second load of this provider locking the cache on
+        // that worker would wait for itself.
+        let mut cache = self
+            .inner
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let cache: &mut Cache = &mut cache;
+        match pool() {
+            Some(pool) if rayon::current_thread_index().is_none() => {
+                let context = Context::current();
+                pool.install(|| context.enter(|| self.load_here(cache, &context)))
+            }
+            _ => self.load_here(cache, &Context::current()),
+        }
+    }
+
+    /// [`load`](Local::load) into the locked `cache`, in parallel when
+    /// running on [`pool`], logging in the caller's `context`.
+    fn load_here(&self, cache: &mut Cache, context: &Context) -> Result<Vec<Kit>, ProviderError> {
+        let inner = &self.inner;
+        let io = |source| ProviderError::Io {
+            path: inner.dir.clone(),
+            source,
+        };
+        if !inner.each {
+            let name = inner
+                .name
+                .clone()
+                .or_else(|| layout::kit_name(&inner.dir))
+                .unwrap_or_else(|| "local".to_owned());
+            let kit_cache = cache.kits.entry(inner.dir.clone()).or_default();
+            return Ok(vec![
+                refresh(&inner.label, name, &inner.dir, kit_cache).map_err(io)?,
+            ]);
+        }
+        let mut previous = std::mem::take(&mut cache.kits);
+        let mut jobs = Vec::new();
+        for dir in layout::kit_dirs(&inner.dir).map_err(io)? {
+            if let Some(name) = layout::kit_name(&dir) {
+                let kit_cache = previous.remove(&dir).unwrap_or_default();
+                jobs.push((dir, name, kit_cache));
+            }
+        }
+        let refresh_one = |(dir, name, mut kit_cache): (PathBuf, String, KitCache)| {
+            let kit = context.enter(|| refresh(&inner.label, name, &dir, &mut kit_cache));
+            (dir, kit_cache, kit)
+        };
+        // Every kit at once on the pool: the files of a small kit load beside
+        // those of a big one.
+        let refreshed: Vec<_> = if on_pool() {
+            jobs.into_par_iter().map(refresh_one).collect()
+        } else {
+            jobs.into_iter().map(refresh_one).collect()
+        };
+        let mut kits = Vec::with_capacity(refreshed.len());
+        for (dir, kit_cache, kit) in refreshed {
+            match kit {
+                Ok(kit) => {
+                    kits.push(kit);
+                    cache.kits.insert(dir, kit_cache);
+                }
+                Err(e) => {
+                    tracing::warn!(provider = %inner.label, path = %dir.display(), "kit directory skipped: {e}")
+                }
+            }
+        }
+        Ok(kits)
+    }
+}
+
+#[async_trait::async_trait]
+impl KitProvider for Local {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.inner.label)
+    }
+
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        let this = self.clone();
+        match tokio::task::spawn_blocking(move || this.load()).await {
+            Ok(result) => result,
+            Err(join) => Err(ProviderError::other(format!("loading kits failed: {join}"))),
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Reading and parsing a kit's files, on a pool of threads of `Local`'s own
+//! while the walk that finds them goes on.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::SystemTime;
+
+use skillkit_parser::layout::Stamp;
+use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, SkillDocument};
+
+use super::cache::{CachedFile, Loaded, Loads};
+use crate::agent::AgentDefinition;
+use crate::skill::{Body, Skill};
+
+/// The most threads [`pool`] starts.
+const MAX_THREADS: usize = 8;
+
+/// The threads `Local` reads and parses files on, started at the first load
+/// and kept for the life of the process, so a query starts no thread. A pool
+/// of its own: loads never queue behind the program's other rayon work, and
+/// no task of the program runs inside a load. `None` when no thread could be
+/// started (files then load on the caller's thread).
+pub(super) fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("skillkit-local-{i}"))
+            .build()
+            .inspect_err(|e| tracing::warn!("files will load on the calling thread: {e}"))
+            .ok()
+    })
+    .as_ref()
+}
+
+/// The caller's tracing subscriber and span, carried onto [`pool`]'s threads
+/// so that warnings about skipped files reach whoever listens on the caller.
+pub(super) struct Context {
+    dispatch: tracing::Dispatch,
+    span: tracing::Span,
+}
+
+impl Context {
+    pub(super) fn current() -> Context {
+        Context {
+            dispatch: tracing::dispatcher::get_default(tracing::Dispatch::clone),
+            span: tracing::Span::current(),
+        }
+    }
+
+    pub(super) fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        tracing::dispatcher::with_default(&self.dispatch, || self.span.in_scope(f))
+    }
+}
+
+/// Whether this thread is one of [`pool`]'s.
+pub(super) fn on_pool() -> bool {
+    pool().is_some_and(|pool| pool.current_thread_index().is_some())
+}
+
+/// Loads every file `feed` hands over (`None` for one that vanished since it
+/// was found). On [`pool`], each file is a task started as soon as it is
+/// handed over, so files are read and parsed while `feed` goes on (a walk,
+/// say); elsewhere, one after the other.
+pub(super) fn load_files<R: Send>(
+    kit: &str,
+    read_at: SystemTime,
+    feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R + Send,
+) -> (R, Loads) {
+    let loaded = Mutex::new(Vec::new());
+    let load = |path: Arc<Path>| {
+        let file = load_file(kit, &path, read_at);
+        loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((path, file));
+    };
+    let result = if on_pool() {
+        rayon::scope(|scope| {
+            feed(&mut |path| {
+                let path = Arc::from(path);
+                let load = &load;
+                scope.spawn(move |_| load(path));
+            })
+        })
+    } else {
+        feed(&mut |path| load(Arc::from(path)))
+    };
+    let loaded = loaded.into_inner().unwrap_or_else(PoisonError::into_inner);
+    (result, loaded)
+}
+
+/// Reads and parses one file. `None` when the file vanished after the walk.
+fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedFile> {
+    let opened = std::fs::File::open(path).and_then(|file| {
+        let meta = file.metadata()?;
+        Ok((file, meta))
+    });
+    let (file, meta) = match opened {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            let diagnostic =
+                Diagnostic::error(0, 0, format!("cannot read the file: {e}")).with_path(path);
+            let stamp = Stamp::of(path)?;
+            return Some(failed(stamp, read_at, diagnostic));
+        }
+    };
+    let stamp = Stamp::from_metadata(&meta);
+    let parsed = parse(kit, path, file, meta.len());
+    Some(match parsed {
+        Ok((loaded, name_line, warnings)) => CachedFile {
+            stamp,
+            racy: stamp.is_racy(read_at),
+            loaded,
+            name_line: u32::try_from(name_line).unwrap_or(u32::MAX),
+            diagnostics: warnings.into(),
+            generation: 0,
+        },
+        Err(diagnostic) => failed(stamp, read_at, diagnostic),
+    })
+}
+
+/// Reads and parses the opened skill or agent file of kit `kit`, with the
+/// line of its `name:` key and its warnings.
+fn parse(
+    kit: &str,
+    path: &Arc<Path>,
+    file: std::fs::File,
+    len: u64,
+) -> Result<(Loaded, usize, Vec<Diagnostic>), Diagnostic> {
+    if path
+        .file_name()
+        .is_some_and(|n| n == skillkit_parser::SKILL_FILE)
+    {
+        // Progressive disclosure: only the frontmatter is read; the body
+        // stays in the file until the skill is activated or shown.
+        let doc = SkillDocument::read_frontmatter(file, len, path)?;
+        let (warnings, line) = (doc.warnings.clone(), doc.name_line);
+        let mut skill = Skill::from_document(kit, doc, Some(Arc::clone(path)))?;
+        skill.body = Body::from_shared(Arc::clone(path));
+        return Ok((Loaded::Skill(Arc::new(skill)), line, warnings));
+    }
+    let bytes = skillkit_parser::read_open_file(file, len, path)?;
+    let mut doc = AgentDocument::parse_file(path, kit, &bytes)?;
+    let warnings = std::mem::take(&mut doc.warnings);
+    if path.file_name().is_none_or(|n| n != AGENT_FILE) {
+        let origin = skillkit_parser::kit::Origin::new(&doc.name).at(path, doc.name_line);
+        doc.name = skillkit_parser::kit::qualify(kit, &origin)?.name;
+    }
+    let line = doc.name_line;
+    let def = AgentDefinition::from_document(doc, Some(path.to_path_buf()));
+    Ok((Loaded::Agent(Arc::new(def)), line, warnings))
+}
+
+pub(super) fn failed(stamp: Stamp, read_at: SystemTime, diagnostic: Diagnostic) -> CachedFile {
+    CachedFile {
+        stamp,
+        racy: stamp.is_racy(read_at),
+        loaded: Loaded::Failed,
+        name_line: 0,
+        diagnostics: Box::new([diagnostic]),
+        generation: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillkit_parser::KitLayout;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn file_deleted_between_walk_and_read_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("kit");
+        write(
+            &root.join("skills/a/SKILL.md"),
+            "---\nname: a\ndescription: A.\n---\n",
+        );
+        write(
+            &root.join("skills/b/SKILL.md"),
+            "---\nname: b\ndescription: B.\n---\n",
+        );
+        let found = KitLayout::scan(&root).unwrap();
+        std::fs::remove_file(root.join("skills/a/SKILL.md")).unwrap();
+        let now = SystemTime::now();
+        assert!(load_file("kit", &Arc::from(&*found.skills[0]), now).is_none());
+        let loaded = load_file("kit", &Arc::from(&*found.skills[1]), now).unwrap();
+        assert!(matches!(loaded.loaded, Loaded::Skill(s) if s.name == "kit:b"));
+    }
+}
