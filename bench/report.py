@@ -155,14 +155,17 @@ def write(rows):
         out.append("")
     if rss:
         out += ["## Resident memory after a query", "",
-                "A query keeps each skill's frontmatter, not its body (the body is read when the skill is "
+                "A query keeps each skill's parsed frontmatter and path, and the stamps that keep the catalog "
+                "fresh (one per file and per folder), not its body (the body is read when the skill is "
                 "activated). Measured by the same bench (`rss/<n>` lines; the process's VmRSS before and after "
                 "one query, catalog kept alive).", "",
-                "| skills | resident after the query | per skill | mean frontmatter | mean file |",
-                "|---:|---:|---:|---:|---:|"]
+                "| skills | resident after the query | per skill | mean frontmatter | mean file "
+                "| per skill / frontmatter | per skill / file |",
+                "|---:|---:|---:|---:|---:|---:|---:|"]
         for r in rss:
             out.append(f"| {r['skills']:,} | {r['rss_bytes'] / (1 << 20):.1f} MiB | {r['per_skill']:,} B "
-                       f"| {r['frontmatter']:,} B | {r['file']:,} B |")
+                       f"| {r['frontmatter']:,} B | {r['file']:,} B "
+                       f"| **{r['per_skill'] / r['frontmatter']:.1f}×** | {r['per_skill'] / r['file']:.2f}× |")
         out.append("")
     peers = results.get("peers", {})
     if peers:
