@@ -309,13 +309,16 @@ impl Scanner {
             on_file,
         };
         let layout = walk.run(root);
+        let before = self.dirs.len();
         self.dirs.retain(|(_, cached)| cached.seen);
         if !self.added.is_empty() {
-            self.dirs.reserve_exact(self.added.len());
             self.dirs.append(&mut self.added);
             self.dirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             self.dirs.dedup_by(|a, b| a.0 == b.0);
             self.added = Vec::new();
+        }
+        if self.dirs.len() != before {
+            self.dirs.shrink_to_fit();
         }
         layout
     }
@@ -372,15 +375,9 @@ impl Walk<'_> {
         self.layout.root = root.to_path_buf();
         let (listing, handle) = self.listing(root, None)?;
         self.walk(&listing, root, handle.as_ref(), 0);
-        // Byte order of the paths: deterministic, and cheaper than comparing
-        // path components.
         let mut layout = self.layout;
-        layout
-            .skills
-            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        layout
-            .agents
-            .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        layout.skills.sort_unstable_by(|a, b| path_order(a, b));
+        layout.agents.sort_unstable_by(|a, b| path_order(a, b));
         Ok(layout)
     }
 
@@ -475,6 +472,20 @@ fn resolve(kind: Kind, path: &Path, parent: &Path) -> Option<bool> {
             Some(meta.is_dir())
         }
     }
+}
+
+/// The order of the lists a scan returns ([`KitLayout::skills`],
+/// [`KitLayout::agents`]): paths compared as bytes, which is deterministic and
+/// cheaper than comparing path components. A cache kept in this order can be
+/// merged with the next scan's answer.
+///
+/// ```
+/// use std::path::Path;
+/// use skillkit_parser::layout::path_order;
+/// assert!(path_order(Path::new("k/a-b"), Path::new("k/a/b")).is_lt()); // '-' < '/'
+/// ```
+pub fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    a.as_os_str().cmp(b.as_os_str())
 }
 
 /// The kit name of a directory: its base name.

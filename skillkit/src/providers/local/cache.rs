@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use skillkit_parser::layout::{Scanner, Stamp};
+use skillkit_parser::layout::{Scanner, Stamp, path_order};
 use skillkit_parser::{AGENT_FILE, Diagnostic, KitLayout};
 
 use super::read::load_files;
@@ -36,7 +36,7 @@ pub(super) struct KitCache {
 /// Files just read, by path; `None` for one that vanished after the walk.
 pub(super) type Loads = Vec<(Arc<Path>, Option<CachedFile>)>;
 
-/// The cached files of a kit, sorted by path bytes (the order of a walk's
+/// The cached files of a kit, sorted by [`path_order`] (the order of a walk's
 /// answer): exactly as long as needed, where a hash map keeps up to twice as
 /// many slots, and searched by bisection. Each path is the one its skill's
 /// body reads from: one copy of the path per file.
@@ -45,12 +45,8 @@ pub(super) struct Files(Vec<(Arc<Path>, CachedFile)>);
 
 impl Files {
     fn get(&self, path: &Path) -> Option<&CachedFile> {
-        self.find(path).ok().map(|i| &self.0[i].1)
-    }
-
-    fn find(&self, path: &Path) -> Result<usize, usize> {
-        self.0
-            .binary_search_by(|(p, _)| p.as_os_str().cmp(path.as_os_str()))
+        let i = self.0.binary_search_by(|(p, _)| path_order(p, path)).ok()?;
+        Some(&self.0[i].1)
     }
 
     fn len(&self) -> usize {
@@ -67,16 +63,16 @@ impl Files {
         if loaded.is_empty() {
             return;
         }
-        loaded.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
-        loaded.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
+        loaded.sort_unstable_by(|a, b| path_order(&a.0, &b.0));
+        loaded.dedup_by(|a, b| path_order(&a.0, &b.0).is_eq());
         let old = std::mem::take(&mut self.0);
         let mut merged = Vec::with_capacity(old.len() + loaded.len());
         let mut old = old.into_iter().peekable();
         for (path, file) in loaded {
-            while let Some(kept) = old.next_if(|(p, _)| p.as_os_str() < path.as_os_str()) {
+            while let Some(kept) = old.next_if(|(p, _)| path_order(p, &path).is_lt()) {
                 merged.push(kept);
             }
-            old.next_if(|(p, _)| p.as_os_str() == path.as_os_str());
+            old.next_if(|(p, _)| path_order(p, &path).is_eq());
             if let Some(file) = file {
                 merged.push((path, file));
             }
@@ -86,17 +82,12 @@ impl Files {
         self.0 = merged;
     }
 
-    /// Forgets every file not in `present` (sorted by path bytes).
+    /// Forgets every file not in `present` (sorted by [`path_order`]).
     fn keep_only(&mut self, present: &[&Path]) {
         let mut present = present.iter().peekable();
         self.0.retain(|(path, _)| {
-            while present
-                .next_if(|p| p.as_os_str() < path.as_os_str())
-                .is_some()
-            {}
-            present
-                .peek()
-                .is_some_and(|p| p.as_os_str() == path.as_os_str())
+            while present.next_if(|p| path_order(p, path).is_lt()).is_some() {}
+            present.peek().is_some_and(|p| path_order(p, path).is_eq())
         });
         self.0.shrink_to_fit();
     }
@@ -179,7 +170,7 @@ pub(super) fn refresh(
     store(provider, &name, generation, loaded, &mut cache.files);
     if cache.files.len() != paths.len() {
         let mut present = paths.clone();
-        present.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        present.sort_unstable_by(|a, b| path_order(a, b));
         cache.files.keep_only(&present);
     }
     let files: Vec<Option<&CachedFile>> = paths.iter().map(|p| cache.files.get(p)).collect();
