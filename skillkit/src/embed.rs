@@ -346,10 +346,9 @@ pub mod __private {
                     license: text(self.license),
                     compatibility: text(self.compatibility),
                     allowed_tools: texts(self.allowed_tools),
-                    metadata: map(self.metadata),
                     model: text(self.model),
                     required_scope: text(self.required_scope),
-                    extra: map(self.extra),
+                    maps: crate::skill::Maps::new(map(self.metadata), map(self.extra)),
                 })
         }
     }

@@ -3,6 +3,7 @@
 //! ([`KitProvider::tool`](crate::KitProvider::tool)).
 
 mod body;
+mod more;
 mod render;
 
 use std::borrow::Cow;
@@ -12,7 +13,10 @@ use std::sync::Arc;
 use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
 pub use body::{Body, BodyError};
+pub(crate) use more::{Maps, More};
 pub use render::Arguments;
+
+use more::{EXTRA, METADATA};
 
 /// A map of frontmatter values (`metadata`, `extra`, kit metadata).
 ///
@@ -66,21 +70,6 @@ pub struct Skill {
     /// The rarely present fields; `None` when they are all empty.
     more: Option<Box<More>>,
 }
-
-/// The frontmatter fields most skills leave out.
-#[derive(Clone, Default, PartialEq)]
-pub(crate) struct More {
-    pub(crate) license: Option<Cow<'static, str>>,
-    pub(crate) compatibility: Option<Cow<'static, str>>,
-    pub(crate) allowed_tools: Vec<Cow<'static, str>>,
-    pub(crate) metadata: Metadata,
-    pub(crate) model: Option<Cow<'static, str>>,
-    pub(crate) required_scope: Option<Cow<'static, str>>,
-    pub(crate) extra: Metadata,
-}
-
-/// What the map accessors answer for a skill without the map.
-static NO_MAP: std::sync::LazyLock<Metadata> = std::sync::LazyLock::new(Metadata::new);
 
 impl std::fmt::Debug for Skill {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -200,7 +189,7 @@ impl Skill {
     /// assert_eq!(skill.metadata()["author"], "me");
     /// ```
     pub fn metadata(&self) -> &Metadata {
-        self.more.as_ref().map_or(&NO_MAP, |more| &more.metadata)
+        &self.maps()[METADATA]
     }
 
     /// `model` (SkillKit): the model URI this skill prefers.
@@ -232,7 +221,7 @@ impl Skill {
     /// assert_eq!(skill.extra()["argument-hint"], "<path>");
     /// ```
     pub fn extra(&self) -> &Metadata {
-        self.more.as_ref().map_or(&NO_MAP, |more| &more.extra)
+        &self.maps()[EXTRA]
     }
 
     /// The `metadata` map, to edit.
@@ -243,7 +232,7 @@ impl Skill {
     /// assert_eq!(skill.metadata()["danger"], "high");
     /// ```
     pub fn metadata_mut(&mut self) -> &mut Metadata {
-        &mut self.more_mut().metadata
+        &mut self.maps_mut()[METADATA]
     }
 
     /// The map of other frontmatter keys, to edit.
@@ -254,7 +243,7 @@ impl Skill {
     /// assert_eq!(skill.extra()["user-invocable"], true);
     /// ```
     pub fn extra_mut(&mut self) -> &mut Metadata {
-        &mut self.more_mut().extra
+        &mut self.maps_mut()[EXTRA]
     }
 
     /// The same skill with `license` set.
@@ -301,7 +290,7 @@ impl Skill {
     /// assert_eq!(skill.metadata()["version"], "1.0");
     /// ```
     pub fn with_metadata(mut self, metadata: Metadata) -> Self {
-        self.more_mut().metadata = metadata;
+        self.maps_mut()[METADATA] = metadata;
         self.shrink();
         self
     }
@@ -337,14 +326,14 @@ impl Skill {
     /// assert_eq!(skill.extra()["argument-hint"], "<file>");
     /// ```
     pub fn with_extra(mut self, extra: Metadata) -> Self {
-        self.more_mut().extra = extra;
+        self.maps_mut()[EXTRA] = extra;
         self.shrink();
         self
     }
 
     /// The skill with the rare fields `more` (none kept when all are empty).
     pub(crate) fn with_more(mut self, more: More) -> Self {
-        self.more = (more != More::default()).then(|| Box::new(more));
+        self.more = (!more.is_empty()).then(|| Box::new(more));
         self
     }
 
@@ -352,13 +341,22 @@ impl Skill {
         self.more.get_or_insert_default()
     }
 
-    /// Drops the rare fields when they are all empty again.
+    fn maps(&self) -> &[Metadata; 2] {
+        Maps::of(self.more.as_ref().and_then(|more| more.maps.as_deref()))
+    }
+
+    fn maps_mut(&mut self) -> &mut [Metadata; 2] {
+        self.more_mut().maps.get_or_insert_default().get_mut()
+    }
+
+    /// Drops the maps, or all the rare fields, when they are empty again.
     fn shrink(&mut self) {
-        if self
-            .more
-            .as_deref()
-            .is_some_and(|more| *more == More::default())
+        if let Some(more) = self.more.as_deref_mut()
+            && more.maps.as_ref().is_some_and(|maps| maps.is_empty())
         {
+            more.maps = None;
+        }
+        if self.more.as_deref().is_some_and(More::is_empty) {
             self.more = None;
         }
     }
@@ -406,10 +404,9 @@ impl Skill {
             license: doc.license.map(Cow::Owned),
             compatibility: doc.compatibility.map(Cow::Owned),
             allowed_tools: doc.allowed_tools.into_iter().map(Cow::Owned).collect(),
-            metadata: doc.metadata,
             model: doc.model.map(Cow::Owned),
             required_scope: doc.required_scope.map(Cow::Owned),
-            extra: doc.extra,
+            maps: Maps::new(doc.metadata, doc.extra),
         }))
     }
 

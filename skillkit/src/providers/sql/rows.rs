@@ -9,7 +9,7 @@ use skillkit_parser::{Diagnostic, SkillDocument, name};
 
 use super::SqlError;
 use crate::agent::AgentDefinition;
-use crate::skill::{Metadata, More, Skill};
+use crate::skill::{Maps, Metadata, More, Skill};
 
 /// The table of skill rows.
 pub(super) const SKILLS: &str = "skillkit_skills";
@@ -151,10 +151,12 @@ impl SkillRow {
                 license: self.license.clone().map(Cow::Owned),
                 compatibility: self.compatibility.clone().map(Cow::Owned),
                 allowed_tools: strings("allowed_tools", &self.allowed_tools).map_err(fail)?,
-                metadata: object("metadata", &self.metadata).map_err(fail)?,
                 model: self.model.clone().map(Cow::Owned),
                 required_scope: self.required_scope.clone().map(Cow::Owned),
-                extra: object("extra", &self.extra).map_err(fail)?,
+                maps: Maps::new(
+                    object("metadata", &self.metadata).map_err(fail)?,
+                    object("extra", &self.extra).map_err(fail)?,
+                ),
             });
         let warnings = name::problems(name::split(&self.name).1, None)
             .into_iter()
