@@ -30,7 +30,6 @@ pub(super) struct KitCache {
     scanner: Scanner,
     files: Files,
     kit: Option<Kit>,
-    generation: u64,
 }
 
 /// Files just read, by path; `None` for one that vanished after the walk.
@@ -94,9 +93,31 @@ impl Files {
 }
 
 impl CachedFile {
+    /// What was learned of a file with stamp `stamp`, read at `read_at`.
+    pub(super) fn new(
+        stamp: Stamp,
+        read_at: SystemTime,
+        loaded: Loaded,
+        name_line: usize,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        CachedFile {
+            stamp,
+            loaded,
+            diagnostics: (!diagnostics.is_empty()).then(|| Box::new(diagnostics)),
+            name_line: u32::try_from(name_line).unwrap_or(u32::MAX),
+            racy: stamp.is_racy(read_at),
+        }
+    }
+
     /// The line of the `name:` key.
     fn line(&self) -> usize {
         self.name_line as usize
+    }
+
+    /// Problems met reading the file.
+    fn diagnostics(&self) -> &[Diagnostic] {
+        self.diagnostics.as_deref().map_or(&[], Vec::as_slice)
     }
 }
 
@@ -108,18 +129,21 @@ pub(super) enum Loaded {
 }
 
 /// What a query learned of one file (kept for every file of every kit, so
-/// kept small: 80 bytes).
+/// kept small: 64 bytes).
 pub(super) struct CachedFile {
-    pub(super) stamp: Stamp,
+    stamp: Stamp,
     pub(super) loaded: Loaded,
-    /// Problems met reading it (usually none, which takes no allocation).
-    pub(super) diagnostics: Box<[Diagnostic]>,
-    /// The refresh that loaded it (fresh for that refresh even when racy).
-    pub(super) generation: u64,
+    /// Problems met reading it: usually none, which takes no allocation (and
+    /// a thin pointer, since every file has this field).
+    #[expect(clippy::box_collection, reason = "8 bytes where a `Vec` takes 24")]
+    diagnostics: Option<Box<Vec<Diagnostic>>>,
     /// The line of the `name:` key, where a duplicate name is reported.
-    pub(super) name_line: u32,
-    pub(super) racy: bool,
+    name_line: u32,
+    racy: bool,
 }
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(size_of::<CachedFile>() == 64);
 
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
 /// racy), and reusing the previous kit when nothing changed at all. The first
@@ -130,11 +154,12 @@ pub(super) fn refresh(
     root: &Path,
     cache: &mut KitCache,
 ) -> std::io::Result<Kit> {
-    cache.generation += 1;
-    let generation = cache.generation;
     let read_at = SystemTime::now();
     let mut loaded = Vec::new();
-    let found = if cache.files.is_empty() {
+    // With nothing cached, every file is read while the walk goes on, and
+    // what this refresh read needs no second look.
+    let first = cache.files.is_empty();
+    let found = if first {
         let scanner = &mut cache.scanner;
         let (found, files) = load_files(&name, read_at, |load| scanner.scan_with(root, load));
         loaded = files;
@@ -143,16 +168,14 @@ pub(super) fn refresh(
         cache.scanner.scan(root)?
     };
     let mut changed = !loaded.is_empty();
-    store(provider, &name, generation, loaded, &mut cache.files);
+    store(provider, &name, loaded, &mut cache.files);
     let paths: Vec<&Path> = found.files().collect();
     let to_load: Vec<&Path> = paths
         .iter()
         .copied()
         .filter(|path| {
             let cached = cache.files.get(path);
-            !cached.is_some_and(|c| {
-                c.generation == generation || (!c.racy && Stamp::of(path) == Some(c.stamp))
-            })
+            !cached.is_some_and(|c| first || (!c.racy && Stamp::of(path) == Some(c.stamp)))
         })
         .collect();
     // Every file present is cached and unchanged, and none vanished.
@@ -167,7 +190,7 @@ pub(super) fn refresh(
     let ((), loaded) = load_files(&name, read_at, |load| {
         to_load.iter().for_each(|path| load(path))
     });
-    store(provider, &name, generation, loaded, &mut cache.files);
+    store(provider, &name, loaded, &mut cache.files);
     if cache.files.len() != paths.len() {
         let mut present = paths.clone();
         present.sort_unstable_by(|a, b| path_order(a, b));
@@ -181,9 +204,9 @@ pub(super) fn refresh(
 
 /// Keeps freshly loaded files (logging their problems once, when they are
 /// read) and forgets the ones that vanished.
-fn store(provider: &str, kit: &str, generation: u64, mut loaded: Loads, files: &mut Files) {
-    for file in loaded.iter_mut().filter_map(|(_, file)| file.as_mut()) {
-        for diagnostic in &file.diagnostics {
+fn store(provider: &str, kit: &str, loaded: Loads, files: &mut Files) {
+    for file in loaded.iter().filter_map(|(_, file)| file.as_ref()) {
+        for diagnostic in file.diagnostics() {
             let at = diagnostic.path.as_ref().map(|p| p.display().to_string());
             let skipped = if diagnostic.is_error() {
                 "file skipped: "
@@ -199,7 +222,6 @@ fn store(provider: &str, kit: &str, generation: u64, mut loaded: Loads, files: &
                 diagnostic.message
             );
         }
-        file.generation = generation;
     }
     files.update(loaded);
 }
@@ -217,7 +239,7 @@ fn assemble(
     let mut diagnostics = found.diagnostics.clone();
     for (path, file) in paths.iter().zip(files) {
         let Some(file) = file else { continue };
-        diagnostics.extend(file.diagnostics.iter().cloned());
+        diagnostics.extend(file.diagnostics().iter().cloned());
         match &file.loaded {
             Loaded::Skill(skill) => skills.push((Arc::clone(skill), file.line())),
             Loaded::Agent(def) if is_root_agent(path, &found.root) => agent = Some(Arc::clone(def)),

@@ -112,14 +112,9 @@ fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedF
     let stamp = Stamp::from_metadata(&meta);
     let parsed = parse(kit, path, file, meta.len());
     Some(match parsed {
-        Ok((loaded, name_line, warnings)) => CachedFile {
-            stamp,
-            racy: stamp.is_racy(read_at),
-            loaded,
-            name_line: u32::try_from(name_line).unwrap_or(u32::MAX),
-            diagnostics: warnings.into(),
-            generation: 0,
-        },
+        Ok((loaded, name_line, warnings)) => {
+            CachedFile::new(stamp, read_at, loaded, name_line, warnings)
+        }
         Err(diagnostic) => failed(stamp, read_at, diagnostic),
     })
 }
@@ -157,14 +152,7 @@ fn parse(
 }
 
 pub(super) fn failed(stamp: Stamp, read_at: SystemTime, diagnostic: Diagnostic) -> CachedFile {
-    CachedFile {
-        stamp,
-        racy: stamp.is_racy(read_at),
-        loaded: Loaded::Failed,
-        name_line: 0,
-        diagnostics: Box::new([diagnostic]),
-        generation: 0,
-    }
+    CachedFile::new(stamp, read_at, Loaded::Failed, 0, vec![diagnostic])
 }
 
 #[cfg(test)]
