@@ -16,6 +16,7 @@
 //! that never hold skills are skipped ([`is_skipped`]).
 
 mod listing;
+mod scanner;
 
 use std::fs;
 use std::io;
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use listing::{Handle, Kind, Listing};
+pub use scanner::Scanner;
 
 use crate::{AGENT_FILE, Diagnostic, SKILL_FILE};
 
@@ -218,150 +220,6 @@ impl KitLayout {
     }
 }
 
-/// Scans one kit again and again, cheaply: a directory whose stamp is unchanged
-/// since the previous scan (and was not racy) is not read again, its entries
-/// are reused. Adding, removing or renaming an entry changes a directory's
-/// mtime, so the answer is the same as a fresh [`KitLayout::scan`]; only
-/// directories are remembered, never file contents.
-///
-/// ```
-/// # let dir = tempfile::tempdir().unwrap();
-/// # let root = dir.path();
-/// std::fs::create_dir_all(root.join("a")).unwrap();
-/// std::fs::write(root.join("a/SKILL.md"), "x").unwrap();
-/// let mut scanner = skillkit_parser::layout::Scanner::new();
-/// assert_eq!(scanner.scan(root).unwrap().skills.len(), 1);
-/// std::fs::create_dir_all(root.join("b")).unwrap();
-/// std::fs::write(root.join("b/SKILL.md"), "x").unwrap();
-/// assert_eq!(scanner.scan(root).unwrap().skills.len(), 2);
-/// ```
-#[derive(Debug, Default)]
-pub struct Scanner {
-    /// The kit the listings are of; scanning another one starts afresh.
-    root: PathBuf,
-    /// Sorted by key, the path's bytes below the root (the root's part is
-    /// the same in every path): exactly as long as needed, where a hash map
-    /// keeps up to twice as many slots, and searched by bisection.
-    dirs: Vec<(Box<[u8]>, CachedListing)>,
-    /// Folders first read by the walk under way, merged into `dirs` after it.
-    added: Vec<(Box<[u8]>, CachedListing)>,
-}
-
-#[derive(Debug)]
-struct CachedListing {
-    stamp: Stamp,
-    racy: bool,
-    listing: Listing,
-    seen: bool,
-}
-
-impl Scanner {
-    /// A scanner that remembers nothing yet.
-    ///
-    /// ```
-    /// let scanner = skillkit_parser::layout::Scanner::new();
-    /// ```
-    pub fn new() -> Self {
-        Scanner::default()
-    }
-
-    /// The files of the kit at `root`, as [`KitLayout::scan`] finds them.
-    ///
-    /// ```
-    /// let mut scanner = skillkit_parser::layout::Scanner::new();
-    /// assert!(scanner.scan("/no/such/kit".as_ref()).is_err());
-    /// ```
-    pub fn scan(&mut self, root: &Path) -> io::Result<KitLayout> {
-        self.scan_with(root, &mut |_| {})
-    }
-
-    /// Like [`scan`](Scanner::scan), calling `on_file` with each file of the kit
-    /// as soon as the walk finds it (in walk order, not sorted), so the caller
-    /// can start reading files while the walk goes on.
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// # std::fs::create_dir_all(dir.path().join("a")).unwrap();
-    /// # std::fs::write(dir.path().join("a/SKILL.md"), "x").unwrap();
-    /// let mut seen = Vec::new();
-    /// let layout = skillkit_parser::layout::Scanner::new()
-    ///     .scan_with(dir.path(), &mut |path| seen.push(path.to_path_buf()))
-    ///     .unwrap();
-    /// assert_eq!(seen, layout.skills);
-    /// ```
-    pub fn scan_with(
-        &mut self,
-        root: &Path,
-        on_file: &mut dyn FnMut(&Path),
-    ) -> io::Result<KitLayout> {
-        if self.root != root {
-            self.dirs.clear();
-            root.clone_into(&mut self.root);
-        }
-        for (_, cached) in &mut self.dirs {
-            cached.seen = false;
-        }
-        let read_at = SystemTime::now();
-        let walk = Walk {
-            scanner: Some(&mut *self),
-            layout: KitLayout::default(),
-            read_at,
-            on_file,
-        };
-        let layout = walk.run(root);
-        let before = self.dirs.len();
-        self.dirs.retain(|(_, cached)| cached.seen);
-        if !self.added.is_empty() {
-            self.dirs.append(&mut self.added);
-            self.dirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            self.dirs.dedup_by(|a, b| a.0 == b.0);
-            self.added = Vec::new();
-        }
-        if self.dirs.len() != before {
-            self.dirs.shrink_to_fit();
-        }
-        layout
-    }
-
-    /// The entries of `dir` (`name` in the open `parent`, when given):
-    /// remembered ones when its stamp is unchanged, else read now, with the
-    /// handle its children open relative to.
-    fn listing(
-        &mut self,
-        dir: &Path,
-        parent: Option<(&Handle, &str)>,
-        read_at: SystemTime,
-    ) -> io::Result<(Listing, Option<Handle>)> {
-        // Every folder of a walk is its root joined with more components.
-        let key = dir
-            .as_os_str()
-            .as_encoded_bytes()
-            .get(self.root.as_os_str().len()..)
-            .unwrap_or_default();
-        let found = self.dirs.binary_search_by(|(k, _)| (**k).cmp(key)).ok();
-        if let Some(i) = found {
-            let cached = &mut self.dirs[i].1;
-            let stamp = Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
-            if cached.stamp == stamp && !cached.racy {
-                cached.seen = true;
-                return Ok((cached.listing.clone(), None));
-            }
-        }
-        let (listing, stamp, handle) = Listing::open(dir, parent)?;
-        let cached = CachedListing {
-            stamp,
-            racy: stamp.is_racy(read_at),
-            listing: listing.clone(),
-            seen: true,
-        };
-        match found {
-            Some(i) => self.dirs[i].1 = cached,
-            None => self.added.push((key.into(), cached)),
-        }
-        Ok((listing, Some(handle)))
-    }
-}
-
 /// One scan of one kit.
 struct Walk<'a> {
     scanner: Option<&'a mut Scanner>,
@@ -533,7 +391,6 @@ pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn write(path: &Path) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -598,75 +455,6 @@ mod tests {
         assert_eq!(
             layout.skills,
             [root.join("linked/SKILL.md"), root.join("skills/a/SKILL.md")]
-        );
-    }
-
-    #[test]
-    fn a_scanner_sees_additions_removals_and_edits_deep_down() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        write(&root.join("skills/a/SKILL.md"));
-        let mut scanner = Scanner::new();
-        assert_eq!(scanner.scan(root).unwrap(), KitLayout::scan(root).unwrap());
-        write(&root.join("skills/a/deep/b/SKILL.md"));
-        write(&root.join("agents/x.md"));
-        assert_eq!(scanner.scan(root).unwrap(), KitLayout::scan(root).unwrap());
-        assert_eq!(scanner.scan(root).unwrap().skills.len(), 2);
-        fs::remove_dir_all(root.join("skills/a/deep")).unwrap();
-        assert_eq!(scanner.scan(root).unwrap(), KitLayout::scan(root).unwrap());
-        assert_eq!(scanner.scan(root).unwrap().skills.len(), 1);
-    }
-
-    #[test]
-    fn unchanged_old_directories_are_not_read_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        write(&root.join("skills/a/SKILL.md"));
-        let old = SystemTime::now() - Duration::from_secs(60);
-        for d in [
-            root.to_path_buf(),
-            root.join("skills"),
-            root.join("skills/a"),
-        ] {
-            fs::File::open(&d).unwrap().set_modified(old).unwrap();
-        }
-        let mut scanner = Scanner::new();
-        scanner.scan(root).unwrap();
-        let skills = |scanner: &Scanner| {
-            let (key, cached) = &scanner.dirs[1];
-            assert_eq!(&**key, b"/skills");
-            Arc::clone(&cached.listing.entries)
-        };
-        let before = skills(&scanner);
-        scanner.scan(root).unwrap();
-        assert!(Arc::ptr_eq(&before, &skills(&scanner)));
-        // A racy (fresh) directory is read again.
-        write(&root.join("skills/b/SKILL.md"));
-        scanner.scan(root).unwrap();
-        assert!(!Arc::ptr_eq(&before, &skills(&scanner)));
-    }
-
-    #[test]
-    fn a_scanner_moved_to_another_kit_forgets_the_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        write(&a.join("skills/x/SKILL.md"));
-        write(&b.join("skills/y/SKILL.md"));
-        write(&b.join("skills/z/SKILL.md"));
-        let mut scanner = Scanner::new();
-        assert_eq!(
-            scanner.scan(&a).unwrap().skills,
-            [a.join("skills/x/SKILL.md")]
-        );
-        // The same relative folders (`/skills`), another kit.
-        let found = scanner.scan(&b).unwrap().skills;
-        assert_eq!(
-            found,
-            [b.join("skills/y/SKILL.md"), b.join("skills/z/SKILL.md")]
-        );
-        assert_eq!(
-            scanner.scan(&a).unwrap().skills,
-            [a.join("skills/x/SKILL.md")]
         );
     }
 
