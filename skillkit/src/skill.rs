@@ -182,6 +182,10 @@ impl Skill {
 
     /// `metadata` (Agent Skills standard); empty when not given.
     ///
+    /// A skill read from a file keeps the map's entries in a compact list
+    /// and builds the map the first time it is asked for (a catalog query
+    /// never asks), so the first call costs one small allocation per entry.
+    ///
     /// ```
     /// let mut skill = skillkit::Skill::new("a:b", "d");
     /// assert!(skill.metadata().is_empty());
@@ -213,7 +217,8 @@ impl Skill {
     }
 
     /// Every other frontmatter key (`argument-hint`, `user-invocable`, …);
-    /// empty when there is none.
+    /// empty when there is none. Built when first asked for, like
+    /// [`metadata`](Skill::metadata).
     ///
     /// ```
     /// let mut skill = skillkit::Skill::new("a:b", "d");
