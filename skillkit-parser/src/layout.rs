@@ -274,12 +274,12 @@ impl Walk<'_> {
     /// Walks the entries of `dir`, open as `handle` when it was read now
     /// (a remembered listing has none: its children open by path).
     fn walk(&mut self, listing: &Listing, dir: &Path, handle: Option<&Handle>, depth: usize) {
-        for (name, kind) in listing.entries.iter() {
-            let path = dir.join(&**name);
-            let Some(is_dir) = resolve(*kind, &path, dir) else {
+        for (name, kind) in listing.iter() {
+            let path = dir.join(name);
+            let Some(is_dir) = resolve(kind, &path, dir) else {
                 continue;
             };
-            let parent = handle.map(|handle| (handle, &**name));
+            let parent = handle.map(|handle| (handle, name));
             if !is_dir {
                 if name == SKILL_FILE {
                     (self.on_file)(&path);
@@ -290,9 +290,9 @@ impl Walk<'_> {
                 }
             } else if depth == 0 && name == AGENTS_DIR {
                 if let Some((agents, _)) = self.child(&path, parent) {
-                    for (name, kind) in agents.entries.iter() {
-                        let file = path.join(&**name);
-                        if name.ends_with(".md") && resolve(*kind, &file, &path) == Some(false) {
+                    for (name, kind) in agents.iter() {
+                        let file = path.join(name);
+                        if name.ends_with(".md") && resolve(kind, &file, &path) == Some(false) {
                             (self.on_file)(&file);
                             self.layout.agents.push(file);
                         }
@@ -377,10 +377,9 @@ pub fn kit_name(root: &Path) -> Option<String> {
 pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let (listing, _, _) = Listing::open(dir, None)?;
     let mut dirs: Vec<PathBuf> = listing
-        .entries
         .iter()
         .filter(|(name, _)| !name.starts_with('.'))
-        .map(|(name, kind)| (dir.join(&**name), *kind))
+        .map(|(name, kind)| (dir.join(name), kind))
         .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
         .map(|(path, _)| path)
         .collect();

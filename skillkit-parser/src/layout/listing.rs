@@ -8,13 +8,12 @@
 //! the reads of its entries and close, half the work of listing it by path
 //! and stat-ing it by path. Elsewhere, through `std::fs` by path.
 
-use std::borrow::Cow;
 use std::io;
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
 use super::{Stamp, is_skipped};
-use crate::{AGENT_FILE, SKILL_FILE};
+use crate::SKILL_FILE;
 
 /// The kinds of directory entries the layout cares about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,33 +24,76 @@ pub(super) enum Kind {
     Symlink,
 }
 
-/// One entry of a [`Listing`]: its name and kind.
-pub(super) type Entry = (Cow<'static, str>, Kind);
-
 /// The entries of a directory a walk can use: its UTF-8 named folders but
 /// skipped ones ([`is_skipped`]), links, and `*.md` files (`SKILL.md`,
 /// `AGENT.md`, sub-agents); a skill's scripts and assets are left out.
 ///
-/// A scanner keeps a listing per folder, so a listing is one allocation,
-/// exactly as long as needed, and cloning it shares it. Most folders of a
-/// kit hold one `SKILL.md` and nothing else a walk uses: they all share one
-/// listing, and the name `SKILL.md` is never copied.
+/// A scanner keeps a listing per folder, and a kit's folder lists all its
+/// skill folders, so a listing is kept small: every name in one buffer, each
+/// entry the end of its name and its kind (8 bytes, where a name of its own
+/// would take an allocation and 24 bytes), and cloning it shares it. Most
+/// folders of a kit hold one `SKILL.md` and nothing else a walk uses: they
+/// all share one listing.
 #[derive(Debug, Clone)]
 pub(super) struct Listing {
-    pub(super) entries: Arc<[Entry]>,
+    pub(super) shared: Arc<Entries>,
 }
 
-/// The entry `name` of kind `kind`, if a walk can use it.
-fn usable(name: &str, kind: Kind) -> Option<Entry> {
-    let name = match kind {
-        Kind::File if name == SKILL_FILE => Cow::Borrowed(SKILL_FILE),
-        Kind::File if name == AGENT_FILE => Cow::Borrowed(AGENT_FILE),
-        Kind::File if name.ends_with(".md") => Cow::Owned(name.to_owned()),
-        Kind::File => return None,
-        _ if is_skipped(name) => return None,
-        _ => Cow::Owned(name.to_owned()),
-    };
-    Some((name, kind))
+#[derive(Debug)]
+pub(super) struct Entries {
+    names: Box<str>,
+    /// Each entry's name is `names[previous end..end]`.
+    ends: Box<[(u32, Kind)]>,
+}
+
+/// Whether a walk can use the entry `name` of kind `kind`.
+fn usable(name: &str, kind: Kind) -> bool {
+    match kind {
+        Kind::File => name.ends_with(".md"),
+        _ => !is_skipped(name),
+    }
+}
+
+/// The entries of a listing being read.
+#[derive(Default)]
+struct Builder {
+    names: String,
+    ends: Vec<(u32, Kind)>,
+}
+
+impl Builder {
+    /// Adds the entry `name` of kind `kind` if a walk can use it.
+    fn push(&mut self, name: &str, kind: Kind) -> io::Result<()> {
+        if !usable(name, kind) {
+            return Ok(());
+        }
+        self.names.push_str(name);
+        let end = u32::try_from(self.names.len())
+            .map_err(|_| io::Error::other("the folder holds more than 4 GiB of names; split it"))?;
+        self.ends.push((end, kind));
+        Ok(())
+    }
+
+    fn build(self) -> Listing {
+        static SKILL_ONLY: LazyLock<Arc<Entries>> = LazyLock::new(|| {
+            Arc::new(Entries {
+                names: SKILL_FILE.into(),
+                ends: Box::new([(SKILL_FILE.len() as u32, Kind::File)]),
+            })
+        });
+        if *self.names == *SKILL_ONLY.names && *self.ends == *SKILL_ONLY.ends {
+            return Listing {
+                shared: Arc::clone(&SKILL_ONLY),
+            };
+        }
+        let entries = Entries {
+            names: self.names.into_boxed_str(),
+            ends: self.ends.into_boxed_slice(),
+        };
+        Listing {
+            shared: Arc::new(entries),
+        }
+    }
 }
 
 /// A directory kept open while its children are walked, so they open
@@ -62,15 +104,13 @@ pub(super) struct Handle {
 }
 
 impl Listing {
-    fn new(entries: Vec<Entry>) -> Listing {
-        static SKILL_ONLY: LazyLock<Arc<[Entry]>> =
-            LazyLock::new(|| Arc::new([(Cow::Borrowed(SKILL_FILE), Kind::File)]));
-        let entries = if entries[..] == SKILL_ONLY[..] {
-            Arc::clone(&SKILL_ONLY)
-        } else {
-            Arc::from(entries)
-        };
-        Listing { entries }
+    /// Every entry: its name and kind.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&str, Kind)> {
+        let Entries { names, ends } = &*self.shared;
+        let starts = std::iter::once(0).chain(ends.iter().map(|(end, _)| *end));
+        starts
+            .zip(ends.iter())
+            .map(|(start, (end, kind))| (&names[start as usize..*end as usize], *kind))
     }
 
     /// Reads directory `path`, opened as `name` inside the open `parent`
@@ -92,7 +132,7 @@ impl Listing {
         let file = std::fs::File::from(fd);
         let stamp = Stamp::from_metadata(&file.metadata()?);
         let mut dir = rustix::fs::Dir::new(file)?;
-        let mut entries = Vec::new();
+        let mut entries = Builder::default();
         while let Some(entry) = dir.read() {
             let entry = entry?;
             let Ok(name) = entry.file_name().to_str() else {
@@ -117,10 +157,9 @@ impl Listing {
                 FileType::Directory => Kind::Dir,
                 _ => Kind::File,
             };
-            entries.extend(usable(name, kind));
+            entries.push(name, kind)?;
         }
-        let listing = Listing::new(entries);
-        Ok((listing, stamp, Handle { dir }))
+        Ok((entries.build(), stamp, Handle { dir }))
     }
 
     /// Reads directory `path`: its entries, its stamp, and a handle.
@@ -130,7 +169,7 @@ impl Listing {
         _parent: Option<(&Handle, &str)>,
     ) -> io::Result<(Listing, Stamp, Handle)> {
         let stamp = Stamp::of(path).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
-        let mut entries = Vec::new();
+        let mut entries = Builder::default();
         for entry in std::fs::read_dir(path)? {
             let Ok(entry) = entry else { continue };
             let Ok(name) = entry.file_name().into_string() else {
@@ -146,10 +185,9 @@ impl Listing {
             } else {
                 Kind::File
             };
-            entries.extend(usable(&name, kind));
+            entries.push(&name, kind)?;
         }
-        let listing = Listing::new(entries);
-        Ok((listing, stamp, Handle {}))
+        Ok((entries.build(), stamp, Handle {}))
     }
 }
 
@@ -164,13 +202,16 @@ mod tests {
         std::fs::write(dir.path().join("child/SKILL.md"), "x").unwrap();
         let (root, stamp, handle) = Listing::open(dir.path(), None).unwrap();
         assert_eq!(Some(stamp), Stamp::of(dir.path()));
-        assert_eq!(&*root.entries, [("child".into(), Kind::Dir)]);
+        assert_eq!(root.iter().collect::<Vec<_>>(), [("child", Kind::Dir)]);
         let child = dir.path().join("child");
         let (listing, stamp, _) = Listing::open(&child, Some((&handle, "child"))).unwrap();
         assert_eq!(Some(stamp), Stamp::of(&child));
-        assert_eq!(&*listing.entries, [("SKILL.md".into(), Kind::File)]);
+        assert_eq!(
+            listing.iter().collect::<Vec<_>>(),
+            [("SKILL.md", Kind::File)]
+        );
         let (other, _, _) = Listing::open(&child, None).unwrap();
-        assert!(Arc::ptr_eq(&listing.entries, &other.entries), "shared");
+        assert!(Arc::ptr_eq(&listing.shared, &other.shared), "shared");
     }
 
     #[test]
@@ -183,7 +224,7 @@ mod tests {
             std::fs::write(dir.path().join(file), "x").unwrap();
         }
         let (listing, _, _) = Listing::open(dir.path(), None).unwrap();
-        let mut names: Vec<&str> = listing.entries.iter().map(|(n, _)| &**n).collect();
+        let mut names: Vec<&str> = listing.iter().map(|(n, _)| n).collect();
         names.sort_unstable();
         assert_eq!(
             names,

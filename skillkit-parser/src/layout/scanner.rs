@@ -54,7 +54,7 @@ struct Folder {
 }
 
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(size_of::<Folder>() == 64);
+const _: () = assert!(size_of::<Folder>() == 56);
 
 #[derive(Debug)]
 struct CachedListing {
@@ -291,7 +291,7 @@ mod tests {
         let skills = |scanner: &Scanner| {
             let folder = &scanner.dirs.folders[1];
             assert_eq!(scanner.dirs.key(folder), b"/skills");
-            Arc::clone(&folder.cached.listing.entries)
+            Arc::clone(&folder.cached.listing.shared)
         };
         let before = skills(&scanner);
         scanner.scan(root).unwrap();
