@@ -391,7 +391,8 @@ pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
 
-    fn write(path: &Path) {
+    /// Writes a minimal skill file at `path`, making its folders.
+    pub(super) fn write(path: &Path) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, "---\nname: x\ndescription: d\n---\n").unwrap();
     }

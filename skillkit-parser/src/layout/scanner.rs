@@ -217,11 +217,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-
-    fn write(path: &Path) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, "---\nname: x\ndescription: d\n---\n").unwrap();
-    }
+    use crate::layout::tests::write;
 
     /// Every key remembered, in order.
     fn keys(scanner: &Scanner) -> Vec<String> {
