@@ -133,8 +133,8 @@ fn parse(
     {
         // Progressive disclosure: only the frontmatter is read; the body
         // stays in the file until the skill is activated or shown.
-        let doc = SkillDocument::read_frontmatter(file, len, path)?;
-        let (warnings, line) = (doc.warnings.clone(), doc.name_line);
+        let mut doc = SkillDocument::read_frontmatter(file, len, path)?;
+        let (warnings, line) = (std::mem::take(&mut doc.warnings), doc.name_line);
         let mut skill = Skill::from_document(kit, doc, Some(Arc::clone(path)))?;
         skill.body = Body::from_shared(Arc::clone(path));
         return Ok((Loaded::Skill(Arc::new(skill)), line, warnings));
