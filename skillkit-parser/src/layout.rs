@@ -19,8 +19,11 @@ mod listing;
 mod scanner;
 
 use std::fs;
+use std::hash::{BuildHasher, RandomState};
 use std::io;
+use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use listing::{Handle, Kind, Listing};
@@ -142,7 +145,56 @@ impl Stamp {
         let window = RACY_WINDOW.as_nanos() as i64;
         self.mtime == Stamp::UNKNOWN || nanos(read_at).saturating_sub(self.mtime) < window
     }
+
+    /// What a cache keeps of this stamp, taken at `read_at`: its
+    /// [`Fingerprint`], or `None` when the stamp is racy and so can prove
+    /// nothing next time (the entry is read again).
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let stamp = skillkit_parser::layout::Stamp::of(dir.path()).unwrap();
+    /// assert_eq!(stamp.proof(SystemTime::now()), None);
+    /// let later = SystemTime::now() + Duration::from_secs(3);
+    /// assert_eq!(stamp.proof(later), Some(stamp.fingerprint()));
+    /// ```
+    pub fn proof(&self, read_at: SystemTime) -> Option<Fingerprint> {
+        (!self.is_racy(read_at)).then(|| self.fingerprint())
+    }
+
+    /// This stamp in eight bytes, for remembering (a cache keeps one per
+    /// file and per folder).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let stamp = skillkit_parser::layout::Stamp::of(dir.path()).unwrap();
+    /// assert_eq!(stamp.fingerprint(), stamp.fingerprint());
+    /// ```
+    pub fn fingerprint(&self) -> Fingerprint {
+        static KEYS: OnceLock<RandomState> = OnceLock::new();
+        let hash = KEYS
+            .get_or_init(RandomState::new)
+            .hash_one((self.len, self.inode, self.mtime, self.ctime));
+        Fingerprint(NonZeroU64::new(hash).unwrap_or(NonZeroU64::MIN))
+    }
 }
+
+/// A [`Stamp`] hashed to eight bytes, where the stamp takes 32. Equal stamps
+/// give equal fingerprints; two different ones give the same with a chance
+/// of one in 2⁶⁴, and since the hash is keyed anew in every process, no file
+/// can be made to collide on purpose.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("SKILL.md");
+/// use skillkit_parser::layout::Stamp;
+/// std::fs::write(&path, "a").unwrap();
+/// let before = Stamp::of(&path).unwrap().fingerprint();
+/// std::fs::write(&path, "ab").unwrap();
+/// assert_ne!(Stamp::of(&path).unwrap().fingerprint(), before);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint(NonZeroU64);
 
 /// `time` in nanoseconds since the Unix epoch (negative before it), which
 /// holds every time from 1678 to 2262: eight bytes where a `SystemTime` takes

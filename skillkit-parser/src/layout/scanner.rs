@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::listing::{Handle, Listing};
-use super::{KitLayout, Stamp, Walk};
+use super::{Fingerprint, KitLayout, Stamp, Walk};
 
 /// Scans one kit again and again, cheaply: a directory whose stamp is unchanged
 /// since the previous scan (and was not racy) is not read again, its entries
@@ -54,12 +54,12 @@ struct Folder {
 }
 
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(size_of::<Folder>() == 56);
+const _: () = assert!(size_of::<Folder>() == 32);
 
 #[derive(Debug)]
 struct CachedListing {
-    stamp: Stamp,
-    racy: bool,
+    /// What proves the folder unchanged: `None` when its stamp was racy.
+    proof: Option<Fingerprint>,
     listing: Listing,
     seen: bool,
 }
@@ -190,15 +190,14 @@ impl Scanner {
         if let Some(i) = found {
             let cached = &mut self.dirs.folders[i].cached;
             let stamp = Stamp::of(dir).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
-            if cached.stamp == stamp && !cached.racy {
+            if cached.proof == Some(stamp.fingerprint()) {
                 cached.seen = true;
                 return Ok((cached.listing.clone(), None));
             }
         }
         let (listing, stamp, handle) = Listing::open(dir, parent)?;
         let cached = CachedListing {
-            stamp,
-            racy: stamp.is_racy(read_at),
+            proof: stamp.proof(read_at),
             listing: listing.clone(),
             seen: true,
         };

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use skillkit_parser::layout::{Scanner, Stamp, path_order};
+use skillkit_parser::layout::{Fingerprint, Scanner, Stamp, path_order};
 use skillkit_parser::{AGENT_FILE, Diagnostic, KitLayout};
 
 use super::read::load_files;
@@ -102,11 +102,10 @@ impl CachedFile {
         diagnostics: Vec<Diagnostic>,
     ) -> Self {
         CachedFile {
-            stamp,
+            proof: stamp.proof(read_at),
             loaded,
             diagnostics: (!diagnostics.is_empty()).then(|| Box::new(diagnostics)),
             name_line: u32::try_from(name_line).unwrap_or(u32::MAX),
-            racy: stamp.is_racy(read_at),
         }
     }
 
@@ -129,9 +128,10 @@ pub(super) enum Loaded {
 }
 
 /// What a query learned of one file (kept for every file of every kit, so
-/// kept small: 64 bytes).
+/// kept small: 40 bytes).
 pub(super) struct CachedFile {
-    stamp: Stamp,
+    /// What proves the file unchanged: `None` when its stamp was racy.
+    proof: Option<Fingerprint>,
     pub(super) loaded: Loaded,
     /// Problems met reading it: usually none, which takes no allocation (and
     /// a thin pointer, since every file has this field).
@@ -139,11 +139,10 @@ pub(super) struct CachedFile {
     diagnostics: Option<Box<Vec<Diagnostic>>>,
     /// The line of the `name:` key, where a duplicate name is reported.
     name_line: u32,
-    racy: bool,
 }
 
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(size_of::<CachedFile>() == 64);
+const _: () = assert!(size_of::<CachedFile>() == 40);
 
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
 /// racy), and reusing the previous kit when nothing changed at all. The first
@@ -175,7 +174,11 @@ pub(super) fn refresh(
         .copied()
         .filter(|path| {
             let cached = cache.files.get(path);
-            !cached.is_some_and(|c| first || (!c.racy && Stamp::of(path) == Some(c.stamp)))
+            !cached.is_some_and(|c| {
+                first
+                    || c.proof
+                        .is_some_and(|p| Stamp::of(path).is_some_and(|s| s.fingerprint() == p))
+            })
         })
         .collect();
     // Every file present is cached and unchanged, and none vanished.

@@ -8,7 +8,8 @@
 //! timestamp granularity of the read can leave the stamp unchanged). Directories
 //! are listed again only when their own stamp changed (adding, removing or
 //! renaming an entry changes it), with the same racy rule; see
-//! [`Scanner`](skillkit_parser::layout::Scanner).
+//! [`Scanner`](skillkit_parser::layout::Scanner). Each stamp is remembered as
+//! its eight-byte [`Fingerprint`](skillkit_parser::layout::Fingerprint).
 //!
 //! Progressive disclosure: a query reads each `SKILL.md` only up to the end of
 //! its frontmatter (a catalog needs names and descriptions). A skill's
