@@ -51,7 +51,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
     );
     out!("model {}", started.model);
     out!("session {}", file.display());
-    out!("/skills lists the skills, /<skill> ARGS uses one, /quit ends; Ctrl-C stops an answer");
+    out!("{COMMANDS}");
     if let Some(history) = &history {
         replay(history);
     }
@@ -81,6 +81,12 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         let _ = editor.add_history_entry(line);
         let message = match line {
             "/quit" | "/exit" => return Ok(()),
+            "/help" | "/?" => {
+                out!(
+                    "{COMMANDS}\n(a skill named like a command is used by its full name: /<kit>:<skill>)"
+                );
+                continue;
+            }
             "/skills" => {
                 chat.list_skills();
                 continue;
@@ -96,6 +102,10 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         chat.turn(&message, &mut editor, &mut interrupts)?;
     }
 }
+
+/// What a person can type besides a message, shown at the start and by `/help`.
+const COMMANDS: &str = "/skills lists the skills, /<skill> ARGS uses one, /help shows this, \
+                        /quit ends; Ctrl-C stops an answer";
 
 /// One chat's state between prompts.
 struct Chat<'r> {
@@ -193,7 +203,7 @@ impl Chat<'_> {
                 }
             }
             Err(_) => {
-                out!("no skill `{name}`; /skills lists them, /quit ends the chat");
+                out!("no skill `{name}`; /skills lists them, /help shows the commands");
                 None
             }
         }

@@ -1,6 +1,6 @@
 //! `skillkit chat` in a real pseudo-terminal, as a person uses it, on a
 //! model script: streamed text, a tool call and its result on one line each,
-//! an approval answered y, `/skills` and `/<skill>`, Ctrl-C stopping an
+//! an approval answered y, `/skills`, `/help` and `/<skill>` (and an unknown one), Ctrl-C stopping an
 //! answer that is still streaming (the script's `stall` reply never ends by
 //! itself, so no timing is involved) while the conversation goes on, `/quit`
 //! exiting 0, `--resume` showing and continuing the earlier turns, and a
@@ -99,6 +99,14 @@ fn a_conversation_in_a_terminal() {
     session.send_line("/skills").unwrap();
     session
         .exp_string("helper:greet: Greet someone by name.")
+        .unwrap();
+    session.send_line("/help").unwrap();
+    session
+        .exp_string("/<skill> ARGS uses one, /help shows this")
+        .unwrap();
+    session.send_line("/nope").unwrap();
+    session
+        .exp_string("no skill `nope`; /skills lists them, /help shows the commands")
         .unwrap();
     session.send_line("/greet Ada").unwrap();
     session.exp_string("(using helper:greet)").unwrap();
