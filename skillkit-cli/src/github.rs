@@ -7,7 +7,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skillkit::GitHub;
-use skillkit::providers::github::{Imported, Progress};
+use skillkit::providers::github::{GitHubError, Imported, Progress};
 
 use crate::Global;
 use crate::failure::Failure;
@@ -45,9 +45,20 @@ pub fn remove(global: &Global, source: &str) -> Result<(), Failure> {
     let github = sources::github(global)?;
     sources::runtime()?
         .block_on(github.remove(source))
-        .map_err(Failure::failed)?;
+        .map_err(|e| Failure::failed(explain(e)))?;
     out!("removed {source}");
     Ok(())
+}
+
+/// A GitHub error as the command line says it: the provider's hint for an
+/// unknown source names the `github:list` tool, this one the command.
+fn explain(error: GitHubError) -> String {
+    match error {
+        GitHubError::NotImported { reference } => {
+            format!("`{reference}` is not imported; `skillkit list --github` shows what is")
+        }
+        error => error.to_string(),
+    }
 }
 
 /// `skillkit refresh [SOURCE]`: one source, or every imported one (each
@@ -88,7 +99,7 @@ pub fn refresh(global: &Global, source: Option<&str>) -> Result<(), Failure> {
             }
             Err(error) => {
                 failed += 1;
-                err!("error: {target}: {error}");
+                err!("error: {target}: {}", explain(error));
             }
         }
     }

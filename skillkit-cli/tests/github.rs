@@ -143,7 +143,10 @@ fn refresh_updates_to_the_new_commit_and_remove_forgets() {
     let out = fixture.run(&["remove", "obra/superpowers"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(stderr(&out).lines().count(), 1, "{out:?}");
-    assert!(stderr(&out).starts_with("error: "), "{out:?}");
+    assert_eq!(
+        stderr(&out),
+        "error: `obra/superpowers` is not imported; `skillkit list --github` shows what is\n"
+    );
     assert!(stdout(&fixture.run(&["list", "--github"])).starts_with("nothing imported"));
 }
 

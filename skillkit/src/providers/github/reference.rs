@@ -286,7 +286,9 @@ fn check_path(path: &str) -> Result<Option<String>, String> {
 fn check_ref(git_ref: &str) -> Result<String, String> {
     let bad = |why: &str| Err(format!("the ref `{}` {why}", printable(git_ref)));
     if git_ref.is_empty() {
-        return Err("the ref after `@` is empty; write `owner/repo@branch-or-tag`".into());
+        return Err(
+            "the ref after `@` is empty (name a branch, tag or commit, or drop the `@`)".into(),
+        );
     }
     if git_ref.len() > MAX_REF {
         return bad(&format!("is longer than {MAX_REF} characters"));
