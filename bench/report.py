@@ -166,6 +166,13 @@ def write(rows):
             out.append(f"| {r['skills']:,} | {r['rss_bytes'] / (1 << 20):.1f} MiB | {r['per_skill']:,} B "
                        f"| {r['frontmatter']:,} B | {r['file']:,} B "
                        f"| **{r['per_skill'] / r['frontmatter']:.1f}×** | {r['per_skill'] / r['file']:.2f}× |")
+        if len(rss) >= 2:
+            a, b = rss[0], rss[-1]
+            slope = (b["rss_bytes"] - a["rss_bytes"]) / (b["skills"] - a["skills"])
+            out += ["", f"Each skill past the first {a['skills']:,} (the fixed cost of the process and its threads "
+                    f"left out): ({b['rss_bytes'] / (1 << 20):.1f} − {a['rss_bytes'] / (1 << 20):.1f} MiB) / "
+                    f"{b['skills'] - a['skills']:,} = **{slope:,.0f} B per skill, "
+                    f"{slope / b['frontmatter']:.1f}× its frontmatter**."]
         out.append("")
     peers = results.get("peers", {})
     if peers:

@@ -37,17 +37,21 @@
 //! # });
 //! ```
 
+mod builder;
 mod cache;
+mod error;
 mod rows;
 mod schema;
 mod store;
 
 use std::borrow::Cow;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+pub use builder::SqlBuilder;
 use cache::Rows;
+pub use error::SqlError;
+use error::{is_lost, is_unreachable};
 use rows::{AgentRow, SkillRow};
 
 use crate::kit::Kit;
@@ -67,65 +71,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 /// assert_eq!(skillkit::providers::sql::DEFAULT_MAX_CONNECTIONS, 5);
 /// ```
 pub const DEFAULT_MAX_CONNECTIONS: u32 = 5;
-
-/// How long a connection may sit idle and still be used without a ping.
-const TRUSTED_IDLE: Duration = Duration::from_secs(1);
-
-/// Why the SQL provider could not read or write.
-///
-/// ```
-/// let err = skillkit::Sql::open("mysql://db/skills").unwrap_err();
-/// assert!(err.to_string().contains("sqlite://"));
-/// ```
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SqlError {
-    /// The URL names no database SkillKit can open.
-    #[error(
-        "`{0}` is not a database URL SkillKit can open; use `sqlite://<file>`, `sqlite::memory:` \
-         or `postgres://<user>@<host>/<database>` (with the `postgres` feature)"
-    )]
-    Url(String),
-    /// The database failed or could not be reached.
-    #[error("database `{database}`: {source}; check that it is up and reachable")]
-    Database {
-        /// The database (its URL without credentials).
-        database: String,
-        /// What sqlx reported.
-        source: sqlx::Error,
-    },
-    /// The schema could not be created or brought up to date.
-    #[error("database `{database}`: creating SkillKit's tables failed: {source}")]
-    Migrate {
-        /// The database (its URL without credentials).
-        database: String,
-        /// What the migration reported.
-        source: sqlx::migrate::MigrateError,
-    },
-    /// The database did not answer in time.
-    #[error(
-        "database `{database}` did not answer within {timeout:?}; it may be down, overloaded or \
-         locked (the limit is `Sql::builder(…).timeout(…)`)"
-    )]
-    Timeout {
-        /// The database (its URL without credentials).
-        database: String,
-        /// The limit.
-        timeout: Duration,
-    },
-    /// A write was refused: a name breaks the naming rule, a field is missing.
-    #[error("{0}")]
-    Refused(String),
-    /// The kit directory to import could not be read.
-    #[error(transparent)]
-    Import(ProviderError),
-}
-
-impl From<SqlError> for ProviderError {
-    fn from(error: SqlError) -> Self {
-        ProviderError::other(error)
-    }
-}
 
 /// Skills and agents as rows of a SQLite or PostgreSQL database, served as
 /// kits (rows grouped by their `kit` column). A cheap, cloneable handle: clones
@@ -229,140 +174,6 @@ macro_rules! on_pool {
 }
 use on_pool;
 
-/// Configures an [`Sql`] provider; [`Sql::builder`] starts one.
-///
-/// ```
-/// let sql = skillkit::Sql::builder("sqlite::memory:")
-///     .timeout(std::time::Duration::from_secs(2))
-///     .max_connections(2)
-///     .build()
-///     .unwrap();
-/// ```
-#[derive(Debug, Clone)]
-pub struct SqlBuilder {
-    url: String,
-    timeout: Duration,
-    max_connections: u32,
-}
-
-impl SqlBuilder {
-    /// How long one query or write may take, connecting included
-    /// ([`DEFAULT_TIMEOUT`] unless set). PostgreSQL also cancels a statement
-    /// that runs longer, on the server.
-    ///
-    /// ```
-    /// let builder = skillkit::Sql::builder("sqlite::memory:").timeout(std::time::Duration::from_millis(500));
-    /// ```
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// The most connections to open ([`DEFAULT_MAX_CONNECTIONS`] unless set;
-    /// an in-memory SQLite database always has one).
-    ///
-    /// ```
-    /// let builder = skillkit::Sql::builder("sqlite::memory:").max_connections(1);
-    /// ```
-    pub fn max_connections(mut self, max: u32) -> Self {
-        self.max_connections = max.max(1);
-        self
-    }
-
-    /// The provider. Fails only on a URL it cannot use; nothing connects yet.
-    ///
-    /// ```
-    /// assert!(skillkit::Sql::builder("sqlite://skills.db").build().is_ok());
-    /// assert!(skillkit::Sql::builder("ftp://x").build().is_err());
-    /// ```
-    pub fn build(self) -> Result<Sql, SqlError> {
-        let url = self.url.trim();
-        let bad_url = || SqlError::Url(without_credentials(url));
-        let (connect, database) = if url.starts_with("sqlite:") {
-            let connect = sqlx::sqlite::SqliteConnectOptions::from_str(url)
-                .map_err(|_| bad_url())?
-                .create_if_missing(true)
-                .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
-                .synchronous(sqlx::sqlite::SqliteSynchronous::Normal)
-                .busy_timeout(self.timeout);
-            let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-            let options = self.pool_options();
-            // An in-memory database lives as long as a connection to it: keep one.
-            let options = match in_memory {
-                true => options
-                    .max_connections(1)
-                    .min_connections(1)
-                    .idle_timeout(None)
-                    .max_lifetime(None),
-                false => options,
-            };
-            let database = url.split('?').next().unwrap_or(url).to_owned();
-            let pool = move || Pool::Sqlite(options.clone().connect_lazy_with(connect.clone()));
-            (Box::new(pool) as Connect, database)
-        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            postgres(url, &self).ok_or_else(bad_url)?
-        } else {
-            return Err(bad_url());
-        };
-        Ok(Sql {
-            inner: Arc::new(Inner {
-                pool: Mutex::default(),
-                connect,
-                label: format!("sql:{database}"),
-                database,
-                timeout: self.timeout,
-                migrated: tokio::sync::OnceCell::new(),
-                answer: Mutex::new(Arc::default()),
-                rows: tokio::sync::Mutex::new(Rows::default()),
-            }),
-        })
-    }
-
-    /// The pool settings. A connection idle for a while is pinged before it
-    /// is used; one used a moment ago is not, so a query with nothing
-    /// changed is one round trip, not two. One that died with its server in
-    /// that moment is caught by [`Sql::run`], which connects afresh.
-    fn pool_options<DB: sqlx::Database>(&self) -> sqlx::pool::PoolOptions<DB> {
-        sqlx::pool::PoolOptions::new()
-            .max_connections(self.max_connections)
-            .acquire_timeout(self.timeout)
-            .test_before_acquire(false)
-            .before_acquire(|connection, meta| {
-                Box::pin(async move {
-                    if meta.idle_for < TRUSTED_IDLE {
-                        return Ok(true);
-                    }
-                    Ok(sqlx::Connection::ping(connection).await.is_ok())
-                })
-            })
-    }
-}
-
-/// A PostgreSQL pool and its name without credentials; `None` for a bad URL
-/// (or a build without the `postgres` feature).
-#[cfg(feature = "postgres")]
-fn postgres(url: &str, builder: &SqlBuilder) -> Option<(Connect, String)> {
-    let timeout = builder.timeout;
-    let connect = sqlx::postgres::PgConnectOptions::from_str(url)
-        .ok()?
-        .application_name("skillkit")
-        .options([("statement_timeout", format!("{}", timeout.as_millis()))]);
-    let database = format!(
-        "postgres://{}:{}/{}",
-        connect.get_host(),
-        connect.get_port(),
-        connect.get_database().unwrap_or_default()
-    );
-    let options = builder.pool_options();
-    let pool = move || Pool::Postgres(options.clone().connect_lazy_with(connect.clone()));
-    Some((Box::new(pool), database))
-}
-
-#[cfg(not(feature = "postgres"))]
-fn postgres(_: &str, _: &SqlBuilder) -> Option<(Connect, String)> {
-    None
-}
-
 impl Sql {
     /// The provider for database `url` (see [`Sql`]), with the default
     /// settings. Fails only on a URL it cannot use; nothing connects yet.
@@ -381,11 +192,7 @@ impl Sql {
     /// let sql = skillkit::Sql::builder("sqlite::memory:").max_connections(1).build().unwrap();
     /// ```
     pub fn builder(url: impl AsRef<str>) -> SqlBuilder {
-        SqlBuilder {
-            url: url.as_ref().to_owned(),
-            timeout: DEFAULT_TIMEOUT,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-        }
+        SqlBuilder::new(url.as_ref())
     }
 
     /// The store's revision now: bumped by every write, from any process.
@@ -590,38 +397,6 @@ impl Sql {
             })
         };
         self.run(attempt, || true).await
-    }
-}
-
-/// `url` with any `user:password@` part cut out, fit for messages.
-fn without_credentials(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((_, host)) => format!("{scheme}://…@{host}"),
-            None => url.to_owned(),
-        },
-        None => url.to_owned(),
-    }
-}
-
-/// Whether `error` says the database could not be reached at all.
-fn is_unreachable(error: &sqlx::Error) -> bool {
-    matches!(
-        error,
-        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed
-    )
-}
-
-/// Whether `error` says the connection is gone: the socket closed, or the
-/// server said it is shutting down or refused the connection (SQLSTATE
-/// class 08, and 57P01–57P03).
-fn is_lost(error: &sqlx::Error) -> bool {
-    match error {
-        sqlx::Error::Io(_) | sqlx::Error::WorkerCrashed => true,
-        sqlx::Error::Database(error) => error
-            .code()
-            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P0")),
-        _ => false,
     }
 }
 
