@@ -198,7 +198,7 @@ pub struct Fingerprint(NonZeroU64);
 
 /// `time` in nanoseconds since the Unix epoch (negative before it), which
 /// holds every time from 1678 to 2262: eight bytes where a `SystemTime` takes
-/// sixteen, and a scanner keeps a stamp per folder and per file.
+/// sixteen, and a plain integer to hash into a [`Fingerprint`].
 fn nanos(time: SystemTime) -> i64 {
     match time.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(after) => i64::try_from(after.as_nanos()).unwrap_or(i64::MAX),
