@@ -184,10 +184,11 @@ fn matches(pattern: &str, name: &str) -> bool {
     }
 }
 
-/// The question put to a person for a waiting call.
+/// The question put to a person for a waiting call, made inert: chat's
+/// line editor prints it itself, not through [`crate::output`].
 pub fn question(request: &InputRequest) -> String {
     let input = shorten(&request.input.to_string(), 100);
-    match &request.kind {
+    let question = match &request.kind {
         InputKind::Pending { state } => match ask::question_of(state) {
             Some(asked) => format!("{} asks: {} [y/n] ", request.name, one_line(asked)),
             None => format!(
@@ -197,7 +198,8 @@ pub fn question(request: &InputRequest) -> String {
             ),
         },
         _ => format!("allow {} {input}? [y/n] ", request.name),
-    }
+    };
+    crate::output::inert(&question).into_owned()
 }
 
 /// The decision for a person's answer: `y`/`yes` approves, anything else

@@ -150,6 +150,10 @@ impl Chat<'_> {
                 Step::Event(Some(event)) => event,
             };
             self.view.show(&event);
+            if crate::output::reader_gone() {
+                // The terminal went away: end the answer; the turn is saved.
+                self.agent().stop();
+            }
             match &event.kind {
                 EventKind::InputRequested(request) => {
                     self.view.end_line();

@@ -136,7 +136,7 @@ pub fn list(global: &Global, json: bool) -> Result<(), Failure> {
             .collect();
         out!(
             "{}",
-            serde_json::to_string_pretty(&json!({"sources": sources})).unwrap_or_default()
+            crate::output::json(&json!({"sources": sources}), true).unwrap_or_default()
         );
         return Ok(());
     }

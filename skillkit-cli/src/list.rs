@@ -43,7 +43,7 @@ pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result
             .map(ToString::to_string)
             .collect();
         let out = json!({"kits": kits, "diagnostics": diagnostics});
-        out!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        out!("{}", crate::output::json(&out, true).unwrap_or_default());
     } else {
         for kit in snapshot.kits() {
             out!(

@@ -7,7 +7,7 @@ use skillkit::agent::EventKind;
 
 use crate::agent::{self, decision, question};
 use crate::failure::Failure;
-use crate::output::{err, out};
+use crate::output::{self, err, out};
 use crate::view::{Lines, View};
 use crate::{AgentArgs, Global, sources};
 
@@ -29,9 +29,14 @@ pub fn run(global: &Global, args: &AgentArgs, task: &str, json: bool) -> Result<
         match json {
             true => out!(
                 "{}",
-                serde_json::to_string(&event).map_err(|e| Failure::io(e.to_string()))?
+                output::json(&event, false).map_err(|e| Failure::io(e.to_string()))?
             ),
             false => view.show(&event),
+        }
+        if output::reader_gone() {
+            // Nobody reads the answer any more: stop it, and end quietly.
+            agent.stop();
+            return Ok(());
         }
         if let EventKind::InputRequested(request) = &event.kind {
             let answer = ask(&mut view, &question(request));

@@ -69,10 +69,7 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
                 (dir.display().to_string(), serde_json::Value::Array(list))
             })
             .collect();
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&object).unwrap_or_default()
-        );
+        out!("{}", crate::output::json(&object, true).unwrap_or_default());
     } else {
         for problem in results.values().flatten() {
             out!("{problem}");
