@@ -173,7 +173,7 @@ impl Client {
 
 fn parse_base(base_url: &str) -> Result<Url, GitHubError> {
     let invalid = |reason: &str| GitHubError::InvalidBaseUrl {
-        url: super::reference::printable(base_url),
+        url: super::reference::printable(&without_password(base_url)),
         reason: reason.to_owned(),
     };
     let url = Url::parse(base_url).map_err(|e| invalid(&e.to_string()))?;
@@ -192,6 +192,24 @@ fn parse_base(base_url: &str) -> Result<Url, GitHubError> {
         return Err(invalid("it has a query or fragment"));
     }
     Ok(url)
+}
+
+/// `url` with the password of its user info (`user:password@host`) shown
+/// as `***`, whether the rest of it parses or not: an error may repeat the
+/// URL, never a password in it.
+fn without_password(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    let authority = &url[start..end];
+    let Some(at) = authority.rfind('@') else {
+        return url.to_owned();
+    };
+    match authority[..at].split_once(':') {
+        Some((user, _)) => format!("{}{user}:***{}", &url[..start], &url[start + at..]),
+        None => url.to_owned(),
+    }
 }
 
 /// Follows at most [`MAX_REDIRECTS`] redirects, never from https to http.
@@ -314,6 +332,21 @@ mod tests {
         ] {
             assert!(parse_base(bad).is_err(), "accepted {bad}");
         }
+    }
+
+    #[test]
+    fn a_refused_url_never_repeats_its_password() {
+        for url in [
+            "http://user:secret@127.0.0.1:1/",
+            "https://user:secret@x.com/api?q=1",
+            "http://user:secret@bad host/",
+            "user:secret@x.com",
+        ] {
+            let text = parse_base(url).unwrap_err().to_string();
+            assert!(!text.contains("secret"), "{text}");
+            assert!(text.contains("user:***@"), "{text}");
+        }
+        assert_eq!(without_password("https://me@x.com/"), "https://me@x.com/");
     }
 
     #[test]
