@@ -60,7 +60,8 @@ pub async fn start(
     if let Some(history) = history {
         options = options.history(history);
     }
-    let agent = start_agent(Arc::clone(&definition), options).map_err(Failure::failed)?;
+    let agent = start_agent(Arc::clone(&definition), options)
+        .map_err(|e| Failure::failed(crate::explain::agent(&e)))?;
     Ok(Started {
         agent,
         definition,
@@ -105,7 +106,9 @@ fn model(
     definition: &AgentDefinition,
 ) -> Result<(Registry, String, String), Failure> {
     if let Some(uri) = given {
-        let parsed: ModelUri = uri.parse().map_err(Failure::failed)?;
+        let parsed: ModelUri = uri
+            .parse()
+            .map_err(|e| Failure::failed(crate::explain::llm(&e)))?;
         if parsed.scheme.as_deref() == Some("scripted") {
             let text = std::fs::read_to_string(&parsed.model).map_err(|e| {
                 Failure::io(format!(

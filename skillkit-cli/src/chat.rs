@@ -131,7 +131,7 @@ impl Chat<'_> {
         interrupts.forget();
         self.agent()
             .send_message(message)
-            .map_err(Failure::failed)?;
+            .map_err(|e| Failure::failed(crate::explain::agent(&e)))?;
         loop {
             let runtime = self.runtime;
             let agent = &mut self.started.agent;
@@ -170,7 +170,9 @@ impl Chat<'_> {
                         .respond(&request.call_id, decision(answer.as_deref()));
                 }
                 EventKind::Stopped => out!("(stopped; the conversation goes on)"),
-                EventKind::Error(error) if event.agent.is_root() => out!("error: {error}"),
+                EventKind::Error(error) if event.agent.is_root() => {
+                    out!("error: {}", crate::explain::agent(error));
+                }
                 _ => {}
             }
             if event.is_end_of_message() {

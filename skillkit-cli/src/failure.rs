@@ -36,6 +36,11 @@ impl Failure {
         }
     }
 
+    /// What went wrong and what to do, in one line.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// Prints the message and returns the exit code.
     pub fn report(self) -> ExitCode {
         err!("error: {}", self.message);

@@ -7,9 +7,10 @@ use std::time::{Duration, UNIX_EPOCH};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use skillkit::GitHub;
-use skillkit::providers::github::{GitHubError, Imported, Progress};
+use skillkit::providers::github::{Imported, Progress};
 
 use crate::Global;
+use crate::explain;
 use crate::failure::Failure;
 use crate::output::{err, out};
 use crate::sources;
@@ -19,7 +20,7 @@ pub fn import(global: &Global, source: &str) -> Result<(), Failure> {
     let (github, bar) = with_progress(global)?;
     let done = sources::runtime()?.block_on(github.import(source));
     bar.finish_and_clear();
-    let done = done.map_err(Failure::failed)?;
+    let done = done.map_err(explain::github)?;
     if done.downloaded {
         out!(
             "imported {} at commit {} ({} skills)",
@@ -45,24 +46,14 @@ pub fn remove(global: &Global, source: &str) -> Result<(), Failure> {
     let github = sources::github(global)?;
     sources::runtime()?
         .block_on(github.remove(source))
-        .map_err(|e| Failure::failed(explain(e)))?;
+        .map_err(explain::github)?;
     out!("removed {source}");
     Ok(())
 }
 
-/// A GitHub error as the command line says it: the provider's hint for an
-/// unknown source names the `github:list` tool, this one the command.
-fn explain(error: GitHubError) -> String {
-    match error {
-        GitHubError::NotImported { reference } => {
-            format!("`{reference}` is not imported; `skillkit list --github` shows what is")
-        }
-        error => error.to_string(),
-    }
-}
-
-/// `skillkit refresh [SOURCE]`: one source, or every imported one (each
-/// failure reported, the others still refreshed).
+/// `skillkit refresh [SOURCE]`: one source (its failure is the command's),
+/// or every imported one (each failure reported, the others still
+/// refreshed).
 pub fn refresh(global: &Global, source: Option<&str>) -> Result<(), Failure> {
     let (github, bar) = with_progress(global)?;
     let runtime = sources::runtime()?;
@@ -70,7 +61,7 @@ pub fn refresh(global: &Global, source: Option<&str>) -> Result<(), Failure> {
         Some(source) => vec![source.to_owned()],
         None => runtime
             .block_on(github.imported())
-            .map_err(Failure::io)?
+            .map_err(explain::github)?
             .into_iter()
             .map(|s| s.reference.to_string())
             .collect(),
@@ -97,9 +88,10 @@ pub fn refresh(global: &Global, source: Option<&str>) -> Result<(), Failure> {
                 );
                 print_details(&done);
             }
+            Err(error) if source.is_some() => return Err(explain::github(error)),
             Err(error) => {
                 failed += 1;
-                err!("error: {target}: {}", explain(error));
+                err!("error: {target}: {}", explain::github(error).message());
             }
         }
     }
@@ -117,7 +109,7 @@ pub fn list(global: &Global, json: bool) -> Result<(), Failure> {
     let github = sources::github(global)?;
     let imported = sources::runtime()?
         .block_on(github.imported())
-        .map_err(Failure::io)?;
+        .map_err(explain::github)?;
     let seconds = |at: std::time::SystemTime| {
         at.duration_since(UNIX_EPOCH)
             .map_or(0, |d: Duration| d.as_secs())
@@ -181,7 +173,7 @@ fn with_progress(global: &Global) -> Result<(GitHub, ProgressBar), Failure> {
             shown.set_position(progress.received);
         })
         .build()
-        .map_err(Failure::io)?;
+        .map_err(explain::github)?;
     bar.enable_steady_tick(Duration::from_millis(120));
     Ok((github, bar))
 }

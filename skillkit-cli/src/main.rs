@@ -18,6 +18,7 @@
 mod agent;
 mod ask;
 mod chat;
+mod explain;
 mod failure;
 mod github;
 mod list;

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use skillkit::agent::EventKind;
 
 use crate::agent::{self, decision, question};
+use crate::explain;
 use crate::failure::Failure;
 use crate::output::{self, err, out};
 use crate::view::{Lines, View};
@@ -23,7 +24,9 @@ pub fn run(global: &Global, args: &AgentArgs, task: &str, json: bool) -> Result<
         );
     }
     let mut agent = started.agent;
-    agent.send_message(task).map_err(Failure::failed)?;
+    agent
+        .send_message(task)
+        .map_err(|e| Failure::failed(explain::agent(&e)))?;
     let mut view = View::new(Lines::Stderr);
     while let Some(event) = runtime.block_on(agent.next_event()) {
         match json {
@@ -44,7 +47,7 @@ pub fn run(global: &Global, args: &AgentArgs, task: &str, json: bool) -> Result<
         }
         if event.is_end_of_message() {
             return match event.kind {
-                EventKind::Error(error) => Err(Failure::failed(error)),
+                EventKind::Error(error) => Err(Failure::failed(explain::agent(&error))),
                 EventKind::Finished { .. } => Ok(()),
                 _ => Err(Failure::failed("the answer was stopped")),
             };

@@ -53,7 +53,9 @@ pub fn github_builder(global: &Global) -> GitHubBuilder {
 
 /// The GitHub provider, or the one-line reason it cannot be built.
 pub fn github(global: &Global) -> Result<GitHub, Failure> {
-    github_builder(global).build().map_err(Failure::io)
+    github_builder(global)
+        .build()
+        .map_err(crate::explain::github)
 }
 
 /// A catalog of each PATH as a kit (or, with `each`, every child folder of

@@ -11,20 +11,32 @@ use crate::failure::EXIT_IO;
 use crate::output::out;
 
 /// The skill directories a PATH names: itself when it is a SKILL.md or holds
-/// one, plus every skill directory found below it.
-fn skill_dirs(path: &Path) -> Result<Vec<PathBuf>, String> {
+/// one, plus every skill directory found below it; and the folders below it
+/// that could not be read.
+fn skill_dirs(path: &Path) -> Result<(Vec<PathBuf>, Vec<Diagnostic>), String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    if meta.is_file() {
-        return match path.file_name().and_then(|n| n.to_str()) {
-            Some(name) if name.eq_ignore_ascii_case(SKILL_FILE) => {
-                Ok(vec![path.parent().unwrap_or(Path::new(".")).to_path_buf()])
-            }
-            _ => Err(format!(
-                "{}: not a SKILL.md file or a directory",
+    let skill_file = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|name| name.eq_ignore_ascii_case(SKILL_FILE));
+    if skill_file {
+        return match meta.is_file() {
+            true => Ok((
+                vec![path.parent().unwrap_or(Path::new(".")).to_path_buf()],
+                Vec::new(),
+            )),
+            false => Err(format!(
+                "{}: cannot read it: it is not a file",
                 path.display()
             )),
         };
+    }
+    if meta.is_file() {
+        return Err(format!(
+            "{}: not a SKILL.md file or a directory",
+            path.display()
+        ));
     }
     let layout =
         KitLayout::scan(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
@@ -38,17 +50,48 @@ fn skill_dirs(path: &Path) -> Result<Vec<PathBuf>, String> {
         // counts, as in the reference validator; otherwise "missing SKILL.md").
         dirs.push(path.to_path_buf());
     }
-    Ok(dirs)
+    Ok((dirs, layout.diagnostics))
 }
 
+/// Why the skill file of `dir` cannot be read, when it is there but is not
+/// a file one can read (a folder, a link to nothing, a device): an I/O
+/// error, not an invalid or a missing skill.
+fn unreadable_skill_file(dir: &Path) -> Option<String> {
+    [SKILL_FILE, "skill.md"].into_iter().find_map(|name| {
+        let file = dir.join(name);
+        std::fs::symlink_metadata(&file).ok()?;
+        let why = match std::fs::metadata(&file) {
+            Ok(meta) if meta.is_file() => match std::fs::File::open(&file) {
+                Ok(_) => return None,
+                Err(e) => e.to_string(),
+            },
+            Ok(meta) if meta.is_dir() => "it is a folder".to_owned(),
+            Ok(_) => "it is not a regular file".to_owned(),
+            Err(e) => e.to_string(),
+        };
+        Some(format!("error: {}: cannot read it: {why}", file.display()))
+    })
+}
+
+/// `skillkit validate PATH... [--json]`: exit 0 when every skill is valid,
+/// 1 when one is not, 2 when a PATH, a folder or a skill file cannot be read
+/// (the skills that could be read are still reported).
 pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
     let mut results: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+    // What could not be read, each a line for stderr.
+    let mut unreadable: Vec<String> = Vec::new();
     for path in paths {
         match skill_dirs(path) {
-            Ok(dirs) => {
+            Ok((dirs, folders)) => {
+                unreadable.extend(folders.iter().map(ToString::to_string));
                 for dir in dirs {
-                    let problems = validate::skill_dir(&dir);
-                    results.insert(dir, problems);
+                    match unreadable_skill_file(&dir) {
+                        Some(why) => unreadable.push(why),
+                        None => {
+                            let problems = validate::skill_dir(&dir);
+                            results.insert(dir, problems);
+                        }
+                    }
                 }
             }
             Err(message) => {
@@ -77,7 +120,12 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
         let bad = results.values().filter(|p| !p.is_empty()).count();
         crate::output::err!("{} skill(s) checked, {bad} invalid", results.len());
     }
-    if invalid {
+    for why in &unreadable {
+        crate::output::err!("{why}");
+    }
+    if !unreadable.is_empty() {
+        ExitCode::from(EXIT_IO)
+    } else if invalid {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -61,7 +61,7 @@ impl View {
                 ));
             }
             EventKind::Error(error) if !event.agent.is_root() => {
-                self.line(&format!("  !! {who}{error}"));
+                self.line(&format!("  !! {who}{}", crate::explain::agent(error)));
             }
             EventKind::Finished { .. } | EventKind::Error(_) | EventKind::Stopped => {
                 self.end_line();
