@@ -13,6 +13,7 @@
 //! skillkit run AGENT_DIR "task" [--json]     one task: the answer on stdout
 //! skillkit chat AGENT_DIR [--resume FILE]    an interactive conversation
 //! skillkit serve [PATH...] [--http ADDR]    the skills over MCP (stdio or HTTP), for MCP clients
+//! skillkit completions SHELL                 shell completions (bash, zsh, fish, powershell)
 //! ```
 
 mod agent;
@@ -33,7 +34,7 @@ mod view;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 /// Validate, list and render Agent Skills (SKILL.md), import them from
 /// GitHub, and run or chat with an agent over them.
@@ -95,7 +96,8 @@ enum Command {
     ///
     /// PATH is a skill directory, a SKILL.md, or any directory searched
     /// recursively for SKILL.md files. Exit 0: all valid; 1: any invalid;
-    /// 2: usage or I/O error.
+    /// 2: usage or I/O error (a PATH, a folder or a SKILL.md that cannot be
+    /// read; the skills that could be read are still reported).
     Validate {
         /// Skill directories, SKILL.md files or directories to search.
         #[arg(required = true)]
@@ -150,14 +152,15 @@ enum Command {
     /// cache; its skills are then served offline by list, show, run and chat.
     ///
     /// Uses GITHUB_TOKEN when set. Exit 0: imported (or already there);
-    /// 1: GitHub refused or the repository holds no skills; 2: the cache
-    /// cannot be written.
+    /// 1: GitHub refused or the repository holds no skills; 2: SOURCE is not
+    /// a source, or the cache cannot be used.
     Import {
         /// `owner/repo[/path][@ref]`.
         source: String,
     },
     /// Forget an imported source. Needs no network. Exit 0: removed;
-    /// 1: it was not imported.
+    /// 1: it was not imported; 2: SOURCE is not a source, or the cache cannot
+    /// be used.
     Remove {
         /// The source as imported (`owner/repo[/path][@ref]`).
         source: String,
@@ -165,7 +168,8 @@ enum Command {
     /// Update imported sources to the commit their ref points at now.
     ///
     /// Without SOURCE: every imported source. Exit 0: all up to date;
-    /// 1: a source failed (the others are still refreshed).
+    /// 1: a source failed (the others are still refreshed); 2: SOURCE is not
+    /// a source, or the cache cannot be used.
     Refresh {
         /// One imported source.
         source: Option<String>,
@@ -227,6 +231,17 @@ enum Command {
         #[command(flatten)]
         serve: serve::ServeArgs,
     },
+    /// Print a completion script for SHELL on stdout.
+    ///
+    /// bash: `skillkit completions bash > ~/.local/share/bash-completion/completions/skillkit`;
+    /// zsh: `skillkit completions zsh > ~/.zfunc/_skillkit` (with `~/.zfunc` in
+    /// `fpath`); fish: `skillkit completions fish >
+    /// ~/.config/fish/completions/skillkit.fish`; PowerShell: `skillkit
+    /// completions powershell >> $PROFILE`. Exit 0: printed.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
@@ -259,9 +274,21 @@ fn main() -> ExitCode {
             github,
             serve,
         } => serve::run(&global, &paths, each, &github, &serve),
+        Command::Completions { shell } => {
+            completions(shell);
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.report(),
     }
+}
+
+/// `skillkit completions SHELL`: the script, generated from the arguments
+/// defined above, so it always matches them.
+fn completions(shell: clap_complete::Shell) {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "skillkit", &mut script);
+    output::out_text!("{}", String::from_utf8_lossy(&script));
 }
