@@ -8,18 +8,27 @@ use skillkit::Snapshot;
 use crate::Global;
 use crate::failure::Failure;
 use crate::output::{err, out};
+use crate::progress::Spinner;
 use crate::sources;
 
 /// Loads every PATH as a Local kit (or directory of kits) into one snapshot;
-/// without PATH, the standard locations and the imported kits.
-fn load(global: &Global, paths: &[PathBuf], each: bool) -> Result<Snapshot, Failure> {
+/// without PATH, the standard locations and the imported kits. A spinner
+/// shows on a terminal when it takes a while, unless `json`.
+pub fn load(
+    global: &Global,
+    paths: &[PathBuf],
+    each: bool,
+    json: bool,
+) -> Result<Snapshot, Failure> {
     let builder = sources::catalog(global, paths, each)?;
-    Ok(sources::runtime()?.block_on(builder.build().snapshot()))
+    let runtime = sources::runtime()?;
+    let _spinner = Spinner::start("reading skills", !json);
+    Ok(runtime.block_on(builder.build().snapshot()))
 }
 
 /// `skillkit list [PATH...]`.
 pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result<(), Failure> {
-    let snapshot = load(global, paths, each)?;
+    let snapshot = load(global, paths, each, json)?;
     if json {
         let kits: Vec<_> = snapshot
             .kits()
@@ -79,7 +88,7 @@ pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result
 /// `skillkit to-prompt PATH...`.
 pub fn to_prompt(paths: &[PathBuf], each: bool) -> Result<(), Failure> {
     let global = Global::default();
-    let snapshot = load(&global, paths, each)?;
+    let snapshot = load(&global, paths, each, false)?;
     for diagnostic in snapshot.diagnostics() {
         err!("{diagnostic}");
     }

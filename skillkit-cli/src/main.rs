@@ -24,6 +24,7 @@ mod failure;
 mod github;
 mod list;
 mod output;
+mod progress;
 mod run;
 mod serve;
 mod show;

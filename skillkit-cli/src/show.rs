@@ -10,15 +10,13 @@ use skillkit::{Skill, Snapshot};
 use crate::Global;
 use crate::failure::Failure;
 use crate::output::{err, out};
-use crate::sources;
 
 /// The most files listed beside a skill.
 const MAX_FILES: usize = 200;
 
 /// `skillkit show NAME [PATH...]`.
 pub fn run(global: &Global, name: &str, paths: &[PathBuf]) -> Result<(), Failure> {
-    let builder = sources::catalog(global, paths, false)?;
-    let snapshot = sources::runtime()?.block_on(builder.build().snapshot());
+    let snapshot = crate::list::load(global, paths, false, false)?;
     let skill = find(&snapshot, name)?;
     out!("name: {}", skill.name);
     out!("description: {}", skill.description);

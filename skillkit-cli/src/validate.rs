@@ -9,6 +9,7 @@ use skillkit::parser::{Diagnostic, KitLayout, SKILL_FILE, validate};
 
 use crate::failure::EXIT_IO;
 use crate::output::out;
+use crate::progress::Spinner;
 
 /// The skill directories a PATH names: itself when it is a SKILL.md or holds
 /// one, plus every skill directory found below it; and the folders below it
@@ -77,6 +78,9 @@ fn unreadable_skill_file(dir: &Path) -> Option<String> {
 /// 1 when one is not, 2 when a PATH, a folder or a skill file cannot be read
 /// (the skills that could be read are still reported).
 pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let what = crate::output::inert(&shown.join(" ")).into_owned();
+    let spinner = Spinner::start(&format!("validating {what}"), !json);
     let mut results: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
     // What could not be read, each a line for stderr.
     let mut unreadable: Vec<String> = Vec::new();
@@ -90,6 +94,10 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
                         None => {
                             let problems = validate::skill_dir(&dir);
                             results.insert(dir, problems);
+                            spinner.message(format!(
+                                "validating {what}: {} skills checked",
+                                results.len()
+                            ));
                         }
                     }
                 }
@@ -100,6 +108,7 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
             }
         }
     }
+    drop(spinner);
     let invalid = results.values().any(|problems| !problems.is_empty());
     if json {
         let object: serde_json::Map<String, serde_json::Value> = results
