@@ -79,6 +79,9 @@ pub fn github(error: GitHubError) -> Failure {
             "GitHub's answer could not be understood while {during} ({detail}); check that \
              {GITHUB_URL} points at the GitHub API"
         )),
+        GitHubError::NoSkills { failed, .. } if failed > 0 => Failure::failed(
+            full.replace("the log names", "`RUST_LOG=warn skillkit import …` names"),
+        ),
         GitHubError::TooLarge { .. } => Failure::failed(format!(
             "{}; import a smaller folder of it (`owner/repo/path`)",
             what_happened(&full, ". If you trust")

@@ -32,6 +32,7 @@ mod sources;
 mod validate;
 mod view;
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -248,6 +249,7 @@ enum Command {
 fn main() -> ExitCode {
     if std::env::var_os("RUST_LOG").is_some() {
         tracing_subscriber::fmt()
+            .with_ansi(std::io::stderr().is_terminal())
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
             .with_writer(std::io::stderr)
             .init();

@@ -12,7 +12,7 @@ mod llm_support;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use github_support::{Endpoint, Fault, Server, sha, superpowers};
+use github_support::{Endpoint, Fault, Server, Tarball, sha, superpowers};
 
 /// What the library calls its settings; no CLI error may say them.
 const LIBRARY_WORDS: [&str; 5] = [
@@ -103,6 +103,25 @@ fn github_refusals_name_github_token() {
         assert_eq!(stderr(&out).lines().count(), 1, "{out:?}");
         assert_names(&out, "set GITHUB_TOKEN");
     }
+}
+
+/// An import whose only skill fails to parse says how to see which file.
+#[test]
+fn a_repository_of_broken_skills_says_how_to_see_them() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(Server::start());
+    let broken = Tarball::new("o", "broken", &sha(2))
+        .file("skills/a/SKILL.md", b"---\nname: [\n---\n")
+        .build();
+    server.publish("o/broken", "HEAD", &sha(2), broken);
+    let dir = tempfile::tempdir().unwrap();
+    let out = skillkit(dir.path(), &["import", "o/broken"])
+        .env("GITHUB_API_URL", server.url())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_names(&out, "RUST_LOG=warn");
+    assert!(!stderr(&out).contains("the log"), "{out:?}");
 }
 
 #[test]

@@ -194,3 +194,23 @@ fn run_shows_model_text_tool_calls_and_results_inert() {
         serde_json::from_str::<Value>(line).unwrap();
     }
 }
+
+/// Log lines (`RUST_LOG`) on a pipe carry no escape sequences, neither
+/// colours nor what a skill holds.
+#[test]
+fn log_lines_on_a_pipe_are_plain() {
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("k/skills/broken/SKILL.md"),
+        "---\nname: \"b\\e]0;PWNED\\a\"\ndescription: [\n---\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .current_dir(fixture.dir.path())
+        .env("RUST_LOG", "warn")
+        .args(["list", "k"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(text(&out.stderr).contains("WARN"), "{out:?}");
+    assert_inert(&out.stderr, "RUST_LOG=warn list");
+}
