@@ -214,3 +214,53 @@ fn log_lines_on_a_pipe_are_plain() {
     assert!(text(&out.stderr).contains("WARN"), "{out:?}");
     assert_inert(&out.stderr, "RUST_LOG=warn list");
 }
+
+/// `chat` in a real terminal: the model's text and a question it asks
+/// (which chat's line editor prints itself) show their escape sequences,
+/// never send them.
+#[cfg(unix)]
+#[test]
+fn chat_shows_model_text_and_questions_inert() {
+    use rexpect::session::spawn_command;
+
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("script.json"),
+        r#"[
+            {"tool_calls": [{"name": "terminal_ask", "input": {"question": "Clear \u001b[2J\u001b]0;PWNED\u0007 now?"}}]},
+            {"text": "Done \u001b]52;c;aGk=\u0007 here."}
+        ]"#,
+    );
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_skillkit"));
+    command
+        .current_dir(fixture.dir.path())
+        .args(["chat", "k", "--resume", "session.json", "--model"])
+        .arg(format!(
+            "scripted://{}",
+            fixture.path("script.json").display()
+        ))
+        .env("TERM", "xterm")
+        .env("HOME", fixture.path("home"))
+        .env("SKILLKIT_CACHE_DIR", fixture.path("cache"));
+    let mut session = spawn_command(command, Some(30_000)).unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("go").unwrap();
+    let asked = session.exp_string("[y/n]").unwrap();
+    assert!(
+        asked.contains(r"asks: Clear \u{1b}[2J\u{1b}]0;PWNED\u{7} now?"),
+        "{asked:?}"
+    );
+    session.send_line("y").unwrap();
+    let answer = session.exp_string("here.").unwrap();
+    assert!(
+        answer.contains(r"Done \u{1b}]52;c;aGk=\u{7} "),
+        "{answer:?}"
+    );
+    // The line editor draws with escape sequences of its own; none of the
+    // model's may reach the terminal.
+    for raw in ["\x1b[2J", "\x1b]0;", "\x1b]52;", "\x07"] {
+        assert!(!asked.contains(raw) && !answer.contains(raw), "{raw:?}");
+    }
+    session.send_line("/quit").unwrap();
+    session.exp_eof().unwrap();
+}
