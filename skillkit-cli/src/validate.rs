@@ -103,6 +103,7 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
                 }
             }
             Err(message) => {
+                drop(spinner);
                 crate::output::err!("error: {message}");
                 return ExitCode::from(EXIT_IO);
             }
