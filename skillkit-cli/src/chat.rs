@@ -13,8 +13,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use futures::FutureExt;
-use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
+use rustyline::history::{DefaultHistory, History as _};
+use rustyline::{Config, DefaultEditor};
 use skillkit::agent::{Agent, EventKind, History};
 use skillkit::llm::Message;
 use tokio::runtime::Runtime;
@@ -39,11 +40,10 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         Some(file) => file,
         None => session_file(started.agent.session_id())?,
     };
-    let mut editor =
-        DefaultEditor::new().map_err(|e| Failure::io(format!("cannot use the terminal: {e}")))?;
-    // After the editor, which sets a SIGINT handler of its own for its
-    // lifetime: Ctrl-C between prompts must reach this one.
+    // Before any line editor: SIGINT is this handler's whenever no line is
+    // read (see `Prompt`).
     let mut interrupts = runtime.block_on(async { Interrupts::new() })?;
+    let mut prompt = Prompt::new()?;
     out!(
         "agent {}: {}",
         started.definition.name,
@@ -63,7 +63,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
     };
     let mut interrupted = false;
     loop {
-        let line = match editor.readline("> ") {
+        let line = match prompt.read("> ") {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) if !interrupted => {
                 interrupted = true;
@@ -78,7 +78,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         if line.is_empty() {
             continue;
         }
-        let _ = editor.add_history_entry(line);
+        prompt.remember(line);
         let message = match line {
             "/quit" | "/exit" => return Ok(()),
             "/help" | "/?" => {
@@ -99,7 +99,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
                 None => line.to_owned(),
             },
         };
-        chat.turn(&message, &mut editor, &mut interrupts)?;
+        chat.turn(&message, &mut prompt, &mut interrupts)?;
     }
 }
 
@@ -125,7 +125,7 @@ impl Chat<'_> {
     fn turn(
         &mut self,
         message: &str,
-        editor: &mut DefaultEditor,
+        prompt: &mut Prompt,
         interrupts: &mut Interrupts,
     ) -> Result<(), Failure> {
         interrupts.forget();
@@ -153,7 +153,7 @@ impl Chat<'_> {
             match &event.kind {
                 EventKind::InputRequested(request) => {
                     self.view.end_line();
-                    let answer = match editor.readline(&question(request)) {
+                    let answer = match prompt.read(&question(request)) {
                         Ok(answer) => Some(answer),
                         Err(ReadlineError::Interrupted) => {
                             self.agent().stop();
@@ -213,6 +213,48 @@ impl Chat<'_> {
 enum Step {
     Event(Option<skillkit::agent::AgentEvent>),
     Interrupt,
+}
+
+/// The prompt's line editor, one per line read, the history carried from
+/// one to the next.
+///
+/// A rustyline editor catches SIGINT and SIGWINCH for as long as it lives
+/// and notes each in a pipe it reads only when a later signal interrupts a
+/// key read. An editor kept alive while an answer streams would note the
+/// Ctrl-C that stops the answer (SIGINT handlers chain), and at the next
+/// prompt a terminal resize would read that note as a second Ctrl-C. So no
+/// editor lives while no line is read: SIGINT is then [`Interrupts`]' alone.
+struct Prompt {
+    history: DefaultHistory,
+}
+
+impl Prompt {
+    /// Checks that the terminal can be used.
+    fn new() -> Result<Prompt, Failure> {
+        let mut editor = editor(DefaultHistory::new())
+            .map_err(|e| Failure::io(format!("cannot use the terminal: {e}")))?;
+        Ok(Prompt {
+            history: std::mem::take(editor.history_mut()),
+        })
+    }
+
+    /// One line typed after `prompt`.
+    fn read(&mut self, prompt: &str) -> Result<String, ReadlineError> {
+        let mut editor = editor(std::mem::take(&mut self.history))?;
+        let line = editor.readline(prompt);
+        self.history = std::mem::take(editor.history_mut());
+        line
+    }
+
+    /// Adds `line` to the history.
+    fn remember(&mut self, line: &str) {
+        let _ = self.history.add(line);
+    }
+}
+
+/// A line editor with `history`.
+fn editor(history: DefaultHistory) -> rustyline::Result<DefaultEditor> {
+    DefaultEditor::with_history(Config::default(), history)
 }
 
 /// Ctrl-C while an answer streams.

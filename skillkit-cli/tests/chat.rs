@@ -3,13 +3,15 @@
 //! an approval answered y, `/skills`, `/help` and `/<skill>` (and an unknown one), Ctrl-C stopping an
 //! answer that is still streaming (the script's `stall` reply never ends by
 //! itself, so no timing is involved) while the conversation goes on, `/quit`
-//! exiting 0, `--resume` showing and continuing the earlier turns, and a
-//! pending tool (`terminal:ask`) answered y and n.
+//! exiting 0, `--resume` showing and continuing the earlier turns, a
+//! pending tool (`terminal:ask`) answered y and n, and a terminal resize
+//! after a stopped answer not taken for a Ctrl-C.
 #![cfg(unix)]
 
 use std::path::Path;
 use std::process::Command;
 
+use rexpect::process::Signal;
 use rexpect::process::wait::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 
@@ -221,4 +223,90 @@ fn a_pending_question_is_answered_y_or_n() {
             .to_string()
             .contains("the user said no")
     );
+}
+
+fn greeter(dir: &Path) {
+    write(
+        &dir.join("helper/skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greet.\n---\nSay hello.\n",
+    );
+}
+
+/// Waits (bounded) until the chat's main thread is blocked reading keys
+/// from the terminal with no signal pending, so that a signal sent now
+/// interrupts that read, and what is typed after it comes after the signal
+/// was handled. Linux only (`/proc/PID/syscall` and `status`); elsewhere it
+/// returns at once, and the resize test may miss the defect it guards.
+fn until_reading_keys(session: &PtySession) {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    const READ_STDIN: Option<&str> = Some("0 0x0 ");
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "aarch64", target_arch = "riscv64")
+    ))]
+    const READ_STDIN: Option<&str> = Some("63 0x0 ");
+    #[cfg(not(all(
+        target_os = "linux",
+        any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            target_arch = "riscv64"
+        )
+    )))]
+    const READ_STDIN: Option<&str> = None;
+    let Some(read_stdin) = READ_STDIN else {
+        return;
+    };
+    let proc = format!("/proc/{}", session.process.child_pid);
+    let pending = |status: &str| {
+        status.lines().any(|line| {
+            (line.starts_with("SigPnd:") || line.starts_with("ShdPnd:"))
+                && !line[7..].trim().trim_start_matches('0').is_empty()
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let syscall = std::fs::read_to_string(format!("{proc}/syscall")).unwrap_or_default();
+        let status = std::fs::read_to_string(format!("{proc}/status")).unwrap_or_default();
+        if syscall.starts_with(read_stdin) && !pending(&status) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the chat never waited for keys: {syscall}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// After Ctrl-C stopped an answer, a terminal resize at the prompt is not a
+/// Ctrl-C: one Ctrl-C after it asks for a second one, and the chat goes on.
+#[test]
+fn a_resize_after_a_stopped_answer_is_not_a_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    greeter(dir.path());
+    let script = r#"[
+        {"text": "Once upon a time", "stall": true},
+        {"text": "Yes, still here."}
+    ]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("Ctrl-C stops an answer").unwrap();
+    session.send_line("tell me a long story").unwrap();
+    session.exp_string("Once upon a time").unwrap();
+    session.send_control('c').unwrap();
+    session
+        .exp_string("(stopped; the conversation goes on)")
+        .unwrap();
+
+    // The terminal is resized (SIGWINCH) at the prompt, then Ctrl-C once.
+    until_reading_keys(&session);
+    session.process.signal(Signal::SIGWINCH).unwrap();
+    until_reading_keys(&session);
+    session.send_control('c').unwrap();
+    session
+        .exp_string("(Ctrl-C again or /quit to leave)")
+        .unwrap();
+    session.send_line("still there?").unwrap();
+    session.exp_string("Yes, still here.").unwrap();
+    quit(session);
 }
