@@ -31,6 +31,7 @@ use crate::{AgentArgs, Global, sources};
 /// `skillkit chat`.
 pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result<(), Failure> {
     let runtime = sources::runtime()?;
+    let resume = resume.map(through_links).transpose()?;
     let history = match &resume {
         Some(file) => load(file)?,
         None => None,
@@ -345,6 +346,25 @@ fn save(file: &Path, history: &History) -> Result<(), Failure> {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// The file `file` leads to through its symlinks (which may not exist
+/// yet), so that saving replaces that file and keeps the links.
+fn through_links(file: PathBuf) -> Result<PathBuf, Failure> {
+    // As many links as Linux follows in one path.
+    const MAX_LINKS: usize = 40;
+    let mut path = file;
+    for _ in 0..MAX_LINKS {
+        match std::fs::read_link(&path) {
+            // Relative to the link's folder; an absolute target replaces it.
+            Ok(target) => path = path.parent().unwrap_or(Path::new("")).join(target),
+            Err(_) => return Ok(path),
+        }
+    }
+    Err(Failure::io(format!(
+        "{}: too many levels of symbolic links; give another --resume file",
+        path.display()
+    )))
 }
 
 /// The file of a new session, in the user's data folder.

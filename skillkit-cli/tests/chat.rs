@@ -3,8 +3,8 @@
 //! an approval answered y, `/skills`, `/help` and `/<skill>` (and an unknown one), Ctrl-C stopping an
 //! answer that is still streaming (the script's `stall` reply never ends by
 //! itself, so no timing is involved) while the conversation goes on, `/quit`
-//! exiting 0, `--resume` showing and continuing the earlier turns, a
-//! pending tool (`terminal:ask`) answered y and n, and a terminal resize
+//! exiting 0, `--resume` showing and continuing the earlier turns (also
+//! through a symlink, which stays one), a pending tool (`terminal:ask`) answered y and n, and a terminal resize
 //! after a stopped answer not taken for a Ctrl-C.
 #![cfg(unix)]
 
@@ -20,15 +20,21 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// `skillkit chat helper --model scripted://<script> --resume session.json`
+/// in a pty.
+fn chat(dir: &Path, script: &str) -> PtySession {
+    chat_resuming(dir, script, "session.json")
+}
+
 /// `skillkit chat helper --model scripted://<script> --resume <session>` in
 /// a pty.
-fn chat(dir: &Path, script: &str) -> PtySession {
+fn chat_resuming(dir: &Path, script: &str, session: &str) -> PtySession {
     let script_file = dir.join("script.json");
     write(&script_file, script);
     let mut command = Command::new(env!("CARGO_BIN_EXE_skillkit"));
     command
         .current_dir(dir)
-        .args(["chat", "helper", "--resume", "session.json", "--model"])
+        .args(["chat", "helper", "--resume", session, "--model"])
         .arg(format!("scripted://{}", script_file.display()))
         .env("TERM", "xterm")
         .env("HOME", dir.join("home"))
@@ -225,6 +231,18 @@ fn a_pending_question_is_answered_y_or_n() {
     );
 }
 
+/// The messages' texts in the saved conversation `file`.
+fn saved_texts(file: &Path) -> Vec<String> {
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    saved["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
 fn greeter(dir: &Path) {
     write(
         &dir.join("helper/skills/greet/SKILL.md"),
@@ -309,4 +327,49 @@ fn a_resize_after_a_stopped_answer_is_not_a_ctrl_c() {
     session.send_line("still there?").unwrap();
     session.exp_string("Yes, still here.").unwrap();
     quit(session);
+}
+
+/// `--resume` through a symlink continues and saves the file it points at
+/// (also one that does not exist yet) and keeps the link.
+#[test]
+fn resume_through_a_symlink_saves_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    greeter(dir.path());
+    let real = dir.path().join("sessions/real.json");
+    let mut session = chat_resuming(dir.path(), r#"[{"text": "First."}]"#, "sessions/real.json");
+    session.exp_string("> ").unwrap();
+    session.send_line("one").unwrap();
+    session.exp_string("First.").unwrap();
+    quit(session);
+
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink("sessions/real.json", &link).unwrap();
+    let mut session = chat_resuming(dir.path(), r#"[{"text": "Second."}]"#, "link.json");
+    session.exp_string("(resumed: 2 earlier messages)").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("two").unwrap();
+    session.exp_string("Second.").unwrap();
+    quit(session);
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(saved_texts(&real), ["one", "First.", "two", "Second."]);
+
+    // A link to a conversation not started yet.
+    let dangling = dir.path().join("next.json");
+    std::os::unix::fs::symlink("sessions/next-real.json", &dangling).unwrap();
+    let mut session = chat_resuming(dir.path(), r#"[{"text": "Third."}]"#, "next.json");
+    session.exp_string("> ").unwrap();
+    session.send_line("three").unwrap();
+    session.exp_string("Third.").unwrap();
+    quit(session);
+    assert!(
+        dangling
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        saved_texts(&dir.path().join("sessions/next-real.json")),
+        ["three", "Third."]
+    );
 }
