@@ -5,7 +5,8 @@
 //! caught and stops that answer ([`AgentController::stop`]), and the
 //! conversation goes on. At the prompt, Ctrl-C is a key: twice in a row it
 //! ends the chat. After every turn the conversation is written to the
-//! session file (atomically), which `--resume FILE` continues.
+//! session file (atomically), which `--resume FILE` continues; when that
+//! fails, a warning says so and the conversation goes on.
 //!
 //! [`AgentController::stop`]: skillkit::agent::AgentController::stop
 
@@ -122,7 +123,8 @@ impl Chat<'_> {
     }
 
     /// Sends `message` and shows the answer until it ends, answering
-    /// approvals and stopping on Ctrl-C; then saves the conversation.
+    /// approvals and stopping on Ctrl-C; then saves the conversation (or
+    /// warns that it could not, and the conversation goes on).
     fn turn(
         &mut self,
         message: &str,
@@ -174,7 +176,13 @@ impl Chat<'_> {
                 break;
             }
         }
-        save(&self.file, &self.started.agent.history())
+        if let Err(e) = save(&self.file, &self.started.agent.history()) {
+            out!(
+                "warning: cannot save the conversation to {}: {e}; it goes on, and is saved after the next answer",
+                self.file.display()
+            );
+        }
+        Ok(())
     }
 
     /// `/skills`: every skill the agent can use.
@@ -321,26 +329,19 @@ fn load(file: &Path) -> Result<Option<History>, Failure> {
 /// Writes `history` to `file` atomically: a temporary file beside it,
 /// synced, then renamed over it (then the folder synced), so a crash leaves
 /// the old conversation or the new one, never half of one.
-fn save(file: &Path, history: &History) -> Result<(), Failure> {
-    let failed = |e: std::io::Error| {
-        Failure::io(format!(
-            "cannot save the conversation to {}: {e}",
-            file.display()
-        ))
-    };
+fn save(file: &Path, history: &History) -> std::io::Result<()> {
     let folder = match file.parent() {
         Some(folder) if !folder.as_os_str().is_empty() => folder,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(folder).map_err(failed)?;
+    std::fs::create_dir_all(folder)?;
     let mut staged = tempfile::Builder::new()
         .prefix(".session-")
-        .tempfile_in(folder)
-        .map_err(failed)?;
-    serde_json::to_writer_pretty(&mut staged, history).map_err(|e| failed(e.into()))?;
-    staged.write_all(b"\n").map_err(failed)?;
-    staged.as_file().sync_all().map_err(failed)?;
-    staged.persist(file).map_err(|e| failed(e.error))?;
+        .tempfile_in(folder)?;
+    serde_json::to_writer_pretty(&mut staged, history)?;
+    staged.write_all(b"\n")?;
+    staged.as_file().sync_all()?;
+    staged.persist(file).map_err(|e| e.error)?;
     #[cfg(unix)]
     if let Ok(dir) = std::fs::File::open(folder) {
         let _ = dir.sync_all();

@@ -4,8 +4,9 @@
 //! answer that is still streaming (the script's `stall` reply never ends by
 //! itself, so no timing is involved) while the conversation goes on, `/quit`
 //! exiting 0, `--resume` showing and continuing the earlier turns (also
-//! through a symlink, which stays one), a pending tool (`terminal:ask`) answered y and n, and a terminal resize
-//! after a stopped answer not taken for a Ctrl-C.
+//! through a symlink, which stays one), a pending tool (`terminal:ask`)
+//! answered y and n, a terminal resize after a stopped answer not taken for
+//! a Ctrl-C, and a failed save warning while the conversation goes on.
 #![cfg(unix)]
 
 use std::path::Path;
@@ -371,5 +372,38 @@ fn resume_through_a_symlink_saves_its_target() {
     assert_eq!(
         saved_texts(&dir.path().join("sessions/next-real.json")),
         ["three", "Third."]
+    );
+}
+
+/// A conversation that cannot be saved goes on: a warning names the file
+/// and the error, the next turn still has the history, and the next save
+/// that works writes all of it.
+#[test]
+fn a_failed_save_warns_and_keeps_the_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    greeter(dir.path());
+    let script = r#"[{"text": "First."}, {"text": "Second."}, {"text": "Third."}]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("> ").unwrap();
+    // A folder where the session file goes: saving it fails.
+    let file = dir.path().join("session.json");
+    std::fs::create_dir(&file).unwrap();
+    session.send_line("one").unwrap();
+    session.exp_string("First.").unwrap();
+    session
+        .exp_string("warning: cannot save the conversation to session.json: ")
+        .unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("two").unwrap();
+    session.exp_string("Second.").unwrap();
+    session.exp_string("warning: cannot save").unwrap();
+    session.exp_string("> ").unwrap();
+    std::fs::remove_dir(&file).unwrap();
+    session.send_line("three").unwrap();
+    session.exp_string("Third.").unwrap();
+    quit(session);
+    assert_eq!(
+        saved_texts(&file),
+        ["one", "First.", "two", "Second.", "three", "Third."]
     );
 }
