@@ -229,8 +229,8 @@ impl GitHub {
 
     /// Updates imported `source` to the commit its ref points at now. Makes
     /// one small request when the commit is unchanged; otherwise downloads
-    /// the new commit and swaps it in atomically. If anything fails, the
-    /// imported version stays.
+    /// the new commit, swaps it in atomically and deletes the old one's
+    /// files. If anything fails, the imported version stays.
     ///
     /// ```no_run
     /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::providers::github::GitHubError> {
@@ -264,8 +264,9 @@ impl GitHub {
         self.install(&reference, sha, Some(stored.sha)).await
     }
 
-    /// Removes imported `source` from the cache; its kit is gone from the
-    /// next query. Needs no network.
+    /// Removes imported `source` from the cache, with its files unless
+    /// another source uses the same commit; its kit is gone from the next
+    /// query. Needs no network.
     ///
     /// ```no_run
     /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::providers::github::GitHubError> {
