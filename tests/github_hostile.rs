@@ -286,7 +286,7 @@ async fn unsafe_entries_are_skipped_and_nothing_lands_outside_the_cache() {
         .into_iter()
         .filter(|p| !p.contains('/'))
         .collect();
-    assert_eq!(cache_top, ["sources", "tmp", "trees"]);
+    assert_eq!(cache_top, ["lock", "sources", "tmp", "trees"]);
     assert!(files_under(&root.path().join("cache/tmp")).is_empty());
     let tree = &github.imported().await.unwrap()[0].dir;
     let mut kinds = Vec::new();

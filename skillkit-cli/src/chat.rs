@@ -5,7 +5,8 @@
 //! caught and stops that answer ([`AgentController::stop`]), and the
 //! conversation goes on. At the prompt, Ctrl-C is a key: twice in a row it
 //! ends the chat. After every turn the conversation is written to the
-//! session file (atomically), which `--resume FILE` continues.
+//! session file (atomically), which `--resume FILE` continues; when that
+//! fails, a warning says so and the conversation goes on.
 //!
 //! [`AgentController::stop`]: skillkit::agent::AgentController::stop
 
@@ -13,8 +14,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use futures::FutureExt;
-use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
+use rustyline::history::{DefaultHistory, History as _};
+use rustyline::{Config, DefaultEditor};
 use skillkit::agent::{Agent, EventKind, History};
 use skillkit::llm::Message;
 use tokio::runtime::Runtime;
@@ -30,6 +32,7 @@ use crate::{AgentArgs, Global, sources};
 /// `skillkit chat`.
 pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result<(), Failure> {
     let runtime = sources::runtime()?;
+    let resume = resume.map(through_links).transpose()?;
     let history = match &resume {
         Some(file) => load(file)?,
         None => None,
@@ -39,11 +42,10 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         Some(file) => file,
         None => session_file(started.agent.session_id())?,
     };
-    let mut editor =
-        DefaultEditor::new().map_err(|e| Failure::io(format!("cannot use the terminal: {e}")))?;
-    // After the editor, which sets a SIGINT handler of its own for its
-    // lifetime: Ctrl-C between prompts must reach this one.
+    // Before any line editor: SIGINT is this handler's whenever no line is
+    // read (see `Prompt`).
     let mut interrupts = runtime.block_on(async { Interrupts::new() })?;
+    let mut prompt = Prompt::new()?;
     out!(
         "agent {}: {}",
         started.definition.name,
@@ -63,7 +65,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
     };
     let mut interrupted = false;
     loop {
-        let line = match editor.readline("> ") {
+        let line = match prompt.read("> ") {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) if !interrupted => {
                 interrupted = true;
@@ -78,7 +80,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         if line.is_empty() {
             continue;
         }
-        let _ = editor.add_history_entry(line);
+        prompt.remember(line);
         let message = match line {
             "/quit" | "/exit" => return Ok(()),
             "/help" | "/?" => {
@@ -99,7 +101,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
                 None => line.to_owned(),
             },
         };
-        chat.turn(&message, &mut editor, &mut interrupts)?;
+        chat.turn(&message, &mut prompt, &mut interrupts)?;
     }
 }
 
@@ -121,11 +123,12 @@ impl Chat<'_> {
     }
 
     /// Sends `message` and shows the answer until it ends, answering
-    /// approvals and stopping on Ctrl-C; then saves the conversation.
+    /// approvals and stopping on Ctrl-C; then saves the conversation (or
+    /// warns that it could not, and the conversation goes on).
     fn turn(
         &mut self,
         message: &str,
-        editor: &mut DefaultEditor,
+        prompt: &mut Prompt,
         interrupts: &mut Interrupts,
     ) -> Result<(), Failure> {
         interrupts.forget();
@@ -157,7 +160,7 @@ impl Chat<'_> {
             match &event.kind {
                 EventKind::InputRequested(request) => {
                     self.view.end_line();
-                    let answer = match editor.readline(&question(request)) {
+                    let answer = match prompt.read(&question(request)) {
                         Ok(answer) => Some(answer),
                         Err(ReadlineError::Interrupted) => {
                             self.agent().stop();
@@ -179,7 +182,13 @@ impl Chat<'_> {
                 break;
             }
         }
-        save(&self.file, &self.started.agent.history())
+        if let Err(e) = save(&self.file, &self.started.agent.history()) {
+            out!(
+                "warning: cannot save the conversation to {}: {e}; it goes on, and is saved after the next answer",
+                self.file.display()
+            );
+        }
+        Ok(())
     }
 
     /// `/skills`: every skill the agent can use.
@@ -219,6 +228,48 @@ impl Chat<'_> {
 enum Step {
     Event(Option<skillkit::agent::AgentEvent>),
     Interrupt,
+}
+
+/// The prompt's line editor, one per line read, the history carried from
+/// one to the next.
+///
+/// A rustyline editor catches SIGINT and SIGWINCH for as long as it lives
+/// and notes each in a pipe it reads only when a later signal interrupts a
+/// key read. An editor kept alive while an answer streams would note the
+/// Ctrl-C that stops the answer (SIGINT handlers chain), and at the next
+/// prompt a terminal resize would read that note as a second Ctrl-C. So no
+/// editor lives while no line is read: SIGINT is then [`Interrupts`]' alone.
+struct Prompt {
+    history: DefaultHistory,
+}
+
+impl Prompt {
+    /// Checks that the terminal can be used.
+    fn new() -> Result<Prompt, Failure> {
+        let mut editor = editor(DefaultHistory::new())
+            .map_err(|e| Failure::io(format!("cannot use the terminal: {e}")))?;
+        Ok(Prompt {
+            history: std::mem::take(editor.history_mut()),
+        })
+    }
+
+    /// One line typed after `prompt`.
+    fn read(&mut self, prompt: &str) -> Result<String, ReadlineError> {
+        let mut editor = editor(std::mem::take(&mut self.history))?;
+        let line = editor.readline(prompt);
+        self.history = std::mem::take(editor.history_mut());
+        line
+    }
+
+    /// Adds `line` to the history.
+    fn remember(&mut self, line: &str) {
+        let _ = self.history.add(line);
+    }
+}
+
+/// A line editor with `history`.
+fn editor(history: DefaultHistory) -> rustyline::Result<DefaultEditor> {
+    DefaultEditor::with_history(Config::default(), history)
 }
 
 /// Ctrl-C while an answer streams.
@@ -284,31 +335,43 @@ fn load(file: &Path) -> Result<Option<History>, Failure> {
 /// Writes `history` to `file` atomically: a temporary file beside it,
 /// synced, then renamed over it (then the folder synced), so a crash leaves
 /// the old conversation or the new one, never half of one.
-fn save(file: &Path, history: &History) -> Result<(), Failure> {
-    let failed = |e: std::io::Error| {
-        Failure::io(format!(
-            "cannot save the conversation to {}: {e}",
-            file.display()
-        ))
-    };
+fn save(file: &Path, history: &History) -> std::io::Result<()> {
     let folder = match file.parent() {
         Some(folder) if !folder.as_os_str().is_empty() => folder,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(folder).map_err(failed)?;
+    std::fs::create_dir_all(folder)?;
     let mut staged = tempfile::Builder::new()
         .prefix(".session-")
-        .tempfile_in(folder)
-        .map_err(failed)?;
-    serde_json::to_writer_pretty(&mut staged, history).map_err(|e| failed(e.into()))?;
-    staged.write_all(b"\n").map_err(failed)?;
-    staged.as_file().sync_all().map_err(failed)?;
-    staged.persist(file).map_err(|e| failed(e.error))?;
+        .tempfile_in(folder)?;
+    serde_json::to_writer_pretty(&mut staged, history)?;
+    staged.write_all(b"\n")?;
+    staged.as_file().sync_all()?;
+    staged.persist(file).map_err(|e| e.error)?;
     #[cfg(unix)]
     if let Ok(dir) = std::fs::File::open(folder) {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// The file `file` leads to through its symlinks (which may not exist
+/// yet), so that saving replaces that file and keeps the links.
+fn through_links(file: PathBuf) -> Result<PathBuf, Failure> {
+    // As many links as Linux follows in one path.
+    const MAX_LINKS: usize = 40;
+    let mut path = file;
+    for _ in 0..MAX_LINKS {
+        match std::fs::read_link(&path) {
+            // Relative to the link's folder; an absolute target replaces it.
+            Ok(target) => path = path.parent().unwrap_or(Path::new("")).join(target),
+            Err(_) => return Ok(path),
+        }
+    }
+    Err(Failure::io(format!(
+        "{}: too many levels of symbolic links; give another --resume file",
+        path.display()
+    )))
 }
 
 /// The file of a new session, in the user's data folder.

@@ -3,13 +3,16 @@
 //! an approval answered y, `/skills`, `/help` and `/<skill>` (and an unknown one), Ctrl-C stopping an
 //! answer that is still streaming (the script's `stall` reply never ends by
 //! itself, so no timing is involved) while the conversation goes on, `/quit`
-//! exiting 0, `--resume` showing and continuing the earlier turns, and a
-//! pending tool (`terminal:ask`) answered y and n.
+//! exiting 0, `--resume` showing and continuing the earlier turns (also
+//! through a symlink, which stays one), a pending tool (`terminal:ask`)
+//! answered y and n, a terminal resize after a stopped answer not taken for
+//! a Ctrl-C, and a failed save warning while the conversation goes on.
 #![cfg(unix)]
 
 use std::path::Path;
 use std::process::Command;
 
+use rexpect::process::Signal;
 use rexpect::process::wait::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 
@@ -18,15 +21,21 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// `skillkit chat helper --model scripted://<script> --resume session.json`
+/// in a pty.
+fn chat(dir: &Path, script: &str) -> PtySession {
+    chat_resuming(dir, script, "session.json")
+}
+
 /// `skillkit chat helper --model scripted://<script> --resume <session>` in
 /// a pty.
-fn chat(dir: &Path, script: &str) -> PtySession {
+fn chat_resuming(dir: &Path, script: &str, session: &str) -> PtySession {
     let script_file = dir.join("script.json");
     write(&script_file, script);
     let mut command = Command::new(env!("CARGO_BIN_EXE_skillkit"));
     command
         .current_dir(dir)
-        .args(["chat", "helper", "--resume", "session.json", "--model"])
+        .args(["chat", "helper", "--resume", session, "--model"])
         .arg(format!("scripted://{}", script_file.display()))
         .env("TERM", "xterm")
         .env("HOME", dir.join("home"))
@@ -220,5 +229,181 @@ fn a_pending_question_is_answered_y_or_n() {
         results[1]["content"]
             .to_string()
             .contains("the user said no")
+    );
+}
+
+/// The messages' texts in the saved conversation `file`.
+fn saved_texts(file: &Path) -> Vec<String> {
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    saved["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+fn greeter(dir: &Path) {
+    write(
+        &dir.join("helper/skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greet.\n---\nSay hello.\n",
+    );
+}
+
+/// Waits (bounded) until the chat's main thread is blocked reading keys
+/// from the terminal with no signal pending, so that a signal sent now
+/// interrupts that read, and what is typed after it comes after the signal
+/// was handled. Linux only (`/proc/PID/syscall` and `status`); elsewhere it
+/// returns at once, and the resize test may miss the defect it guards.
+fn until_reading_keys(session: &PtySession) {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    const READ_STDIN: Option<&str> = Some("0 0x0 ");
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "aarch64", target_arch = "riscv64")
+    ))]
+    const READ_STDIN: Option<&str> = Some("63 0x0 ");
+    #[cfg(not(all(
+        target_os = "linux",
+        any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            target_arch = "riscv64"
+        )
+    )))]
+    const READ_STDIN: Option<&str> = None;
+    let Some(read_stdin) = READ_STDIN else {
+        return;
+    };
+    let proc = format!("/proc/{}", session.process.child_pid);
+    let pending = |status: &str| {
+        status.lines().any(|line| {
+            (line.starts_with("SigPnd:") || line.starts_with("ShdPnd:"))
+                && !line[7..].trim().trim_start_matches('0').is_empty()
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let syscall = std::fs::read_to_string(format!("{proc}/syscall")).unwrap_or_default();
+        let status = std::fs::read_to_string(format!("{proc}/status")).unwrap_or_default();
+        if syscall.starts_with(read_stdin) && !pending(&status) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the chat never waited for keys: {syscall}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// After Ctrl-C stopped an answer, a terminal resize at the prompt is not a
+/// Ctrl-C: one Ctrl-C after it asks for a second one, and the chat goes on.
+#[test]
+fn a_resize_after_a_stopped_answer_is_not_a_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    greeter(dir.path());
+    let script = r#"[
+        {"text": "Once upon a time", "stall": true},
+        {"text": "Yes, still here."}
+    ]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("Ctrl-C stops an answer").unwrap();
+    session.send_line("tell me a long story").unwrap();
+    session.exp_string("Once upon a time").unwrap();
+    session.send_control('c').unwrap();
+    session
+        .exp_string("(stopped; the conversation goes on)")
+        .unwrap();
+
+    // The terminal is resized (SIGWINCH) at the prompt, then Ctrl-C once.
+    until_reading_keys(&session);
+    session.process.signal(Signal::SIGWINCH).unwrap();
+    until_reading_keys(&session);
+    session.send_control('c').unwrap();
+    session
+        .exp_string("(Ctrl-C again or /quit to leave)")
+        .unwrap();
+    session.send_line("still there?").unwrap();
+    session.exp_string("Yes, still here.").unwrap();
+    quit(session);
+}
+
+/// `--resume` through a symlink continues and saves the file it points at
+/// (also one that does not exist yet) and keeps the link.
+#[test]
+fn resume_through_a_symlink_saves_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    greeter(dir.path());
+    let real = dir.path().join("sessions/real.json");
+    let mut session = chat_resuming(dir.path(), r#"[{"text": "First."}]"#, "sessions/real.json");
+    session.exp_string("> ").unwrap();
+    session.send_line("one").unwrap();
+    session.exp_string("First.").unwrap();
+    quit(session);
+
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink("sessions/real.json", &link).unwrap();
+    let mut session = chat_resuming(dir.path(), r#"[{"text": "Second."}]"#, "link.json");
+    session.exp_string("(resumed: 2 earlier messages)").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("two").unwrap();
+    session.exp_string("Second.").unwrap();
+    quit(session);
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(saved_texts(&real), ["one", "First.", "two", "Second."]);
+
+    // A link to a conversation not started yet.
+    let dangling = dir.path().join("next.json");
+    std::os::unix::fs::symlink("sessions/next-real.json", &dangling).unwrap();
+    let mut session = chat_resuming(dir.path(), r#"[{"text": "Third."}]"#, "next.json");
+    session.exp_string("> ").unwrap();
+    session.send_line("three").unwrap();
+    session.exp_string("Third.").unwrap();
+    quit(session);
+    assert!(
+        dangling
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        saved_texts(&dir.path().join("sessions/next-real.json")),
+        ["three", "Third."]
+    );
+}
+
+/// A conversation that cannot be saved goes on: a warning names the file
+/// and the error, the next turn still has the history, and the next save
+/// that works writes all of it.
+#[test]
+fn a_failed_save_warns_and_keeps_the_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    greeter(dir.path());
+    let script = r#"[{"text": "First."}, {"text": "Second."}, {"text": "Third."}]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("> ").unwrap();
+    // A folder where the session file goes: saving it fails.
+    let file = dir.path().join("session.json");
+    std::fs::create_dir(&file).unwrap();
+    session.send_line("one").unwrap();
+    session.exp_string("First.").unwrap();
+    session
+        .exp_string("warning: cannot save the conversation to session.json: ")
+        .unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("two").unwrap();
+    session.exp_string("Second.").unwrap();
+    session.exp_string("warning: cannot save").unwrap();
+    session.exp_string("> ").unwrap();
+    std::fs::remove_dir(&file).unwrap();
+    session.send_line("three").unwrap();
+    session.exp_string("Third.").unwrap();
+    quit(session);
+    assert_eq!(
+        saved_texts(&file),
+        ["one", "First.", "two", "Second.", "three", "Third."]
     );
 }

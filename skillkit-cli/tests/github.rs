@@ -138,8 +138,16 @@ fn refresh_updates_to_the_new_commit_and_remove_forgets() {
         )),
         "{out:?}"
     );
+    // The tree of the commit left is deleted.
+    assert_eq!(
+        entries(&fixture.cache("trees")),
+        [format!("obra--superpowers--{}", sha(2))]
+    );
     let out = fixture.run(&["remove", "obra/superpowers"]);
     assert_eq!(stdout(&out), "removed obra/superpowers\n");
+    // And `remove` frees the space.
+    assert_eq!(entries(&fixture.cache("trees")), Vec::<String>::new());
+    assert_eq!(entries(&fixture.cache("tmp")), Vec::<String>::new());
     let out = fixture.run(&["remove", "obra/superpowers"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(stderr(&out).lines().count(), 1, "{out:?}");
@@ -235,8 +243,9 @@ fn two_processes_importing_at_once_share_one_entry() {
 
 /// While an import is stuck halfway through its download (half the archive
 /// unpacked in the cache's staging folder), other processes see nothing of
-/// it: no source, no kit, no skill. The importer then dies (SIGKILL, as in a
-/// crash) and the next import completes normally.
+/// it: no source, no kit, no skill, and their cleanup leaves it alone. The
+/// importer then dies (SIGKILL, as in a crash): the next process deletes its
+/// staging folder, and the next import completes normally.
 #[test]
 fn a_reader_never_sees_a_half_written_tree() {
     let fixture = Fixture::new();
@@ -267,9 +276,17 @@ fn a_reader_never_sees_a_half_written_tree() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let out = fixture.run(&["list"]);
     assert!(!stdout(&out).contains("obra/superpowers"), "{out:?}");
+    // Those processes cleaned the cache, but left the live import's staging
+    // folder alone.
+    assert!(staged());
 
     importer.kill().unwrap();
     importer.wait().unwrap();
+    assert!(staged(), "a killed import leaves its staging folder");
+    // The next process deletes it, a mere listing too.
+    let out = fixture.run(&["list", "--github"]);
+    assert!(stdout(&out).starts_with("nothing imported"), "{out:?}");
+    assert_eq!(entries(&fixture.cache("tmp")), Vec::<String>::new());
     fixture.server.heal();
     let out = fixture.run(&["import", "obra/superpowers"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");

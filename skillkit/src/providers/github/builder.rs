@@ -231,6 +231,7 @@ impl GitHubBuilder {
                 base_url,
                 source_locks: Mutex::new(HashMap::new()),
                 commit: tokio::sync::Mutex::new(()),
+                tidied: std::sync::Once::new(),
                 locals: Mutex::new(HashMap::new()),
                 builtins: builtins::kit(),
             }),

@@ -5,6 +5,8 @@
 //!   sources/<key>.json   one per imported source: the source and its commit SHA
 //!   trees/<tree>/        an unpacked kit, immutable once in place
 //!   tmp/                 staging directories and files being written
+//!   lock                 held while staging folders are made, trees and
+//!                        source files put in place, and leftovers deleted
 //! ```
 //!
 //! A tree is unpacked into `tmp/` and renamed into `trees/` only when
@@ -13,9 +15,14 @@
 //! cache, also after a crash. A source file is written
 //! to `tmp/` and renamed over the old one, so readers see the old commit or
 //! the new one, never a mix. A failed import leaves nothing but a staging
-//! directory, which is deleted when it is dropped (or, after a crash, by the
-//! next import). Source files are the manifest: they survive restarts, and
-//! listing them needs no network.
+//! directory, which is deleted when it is dropped. Source files are the
+//! manifest: they survive restarts, and listing them needs no network.
+//!
+//! Nothing is left behind for long: a tree no source refers to any more
+//! (removed, or left by a refresh) is deleted at once, and what a killed
+//! process left in `tmp/` is deleted by the next process that uses the
+//! cache. A staging folder is [held](lock::hold) by its process while it is
+//! written, so only those of dead processes are deleted.
 
 use std::collections::HashSet;
 use std::fs;
@@ -26,13 +33,16 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use tempfile::TempDir;
 
+use super::lock::{self, Held};
 use super::reference::Reference;
 
-/// Staging leftovers older than this are from a crashed import and deleted.
-const STALE_STAGING: Duration = Duration::from_secs(3600);
-
-/// Unreferenced trees younger than this are kept: another process may have
-/// just unpacked one and not yet written its source file.
+/// Unreferenced trees younger than this are kept. On Unix none: a process
+/// holds the cache lock from putting its tree in place until its source
+/// file points at it. Elsewhere the lock does nothing, and another process
+/// may have just put a tree in place and not yet written its source file.
+#[cfg(unix)]
+const TREE_GRACE: Duration = Duration::ZERO;
+#[cfg(not(unix))]
 const TREE_GRACE: Duration = Duration::from_secs(300);
 
 /// The largest source file read.
@@ -57,6 +67,21 @@ pub(crate) struct Stored {
     pub imported_at: SystemTime,
     /// The kit's directory (its tree).
     pub dir: PathBuf,
+}
+
+/// A staging folder in `tmp/`: held while it is written, deleted when
+/// dropped unless it became a tree.
+#[derive(Debug)]
+pub(crate) struct Staging {
+    // Dropped first: the folder is deleted while it is still held.
+    dir: TempDir,
+    _held: Held,
+}
+
+impl Staging {
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
 }
 
 /// The cache under one directory.
@@ -86,6 +111,14 @@ impl Cache {
         self.root.join("tmp")
     }
 
+    /// Waits for the cache lock (between processes; within one, callers
+    /// also take the provider's `commit` mutex). Never taken twice by one
+    /// thread: a second take would wait for the first.
+    fn lock(&self) -> io::Result<Held> {
+        fs::create_dir_all(&self.root)?;
+        lock::exclusive(&self.root.join("lock"))
+    }
+
     fn source_file(&self, reference: &Reference) -> PathBuf {
         let key = format!(
             "{}--{}--{:016x}.json",
@@ -96,7 +129,9 @@ impl Cache {
         self.sources().join(key)
     }
 
-    /// The directory of the tree of `reference` at commit `sha`.
+    /// The directory of the tree of `reference` at commit `sha`. Sources of
+    /// one repository and folder at one commit (`@main` and `@v1` resolving
+    /// alike) share it.
     pub(crate) fn tree_dir(&self, reference: &Reference, sha: &str) -> PathBuf {
         let mut name = format!("{}--{}--{sha}", reference.owner(), reference.repo());
         if let Some(path) = reference.path() {
@@ -161,21 +196,53 @@ impl Cache {
         })
     }
 
-    /// A fresh staging directory, deleted when dropped. Also clears the
-    /// leftovers of crashed imports.
-    pub(crate) fn staging(&self) -> io::Result<TempDir> {
+    /// A fresh staging folder, held until dropped. Also deletes the
+    /// leftovers of killed processes in `tmp/`.
+    pub(crate) fn staging(&self) -> io::Result<Staging> {
         let tmp = self.tmp();
+        let _lock = self.lock()?;
         fs::create_dir_all(&tmp)?;
-        remove_old(&tmp, STALE_STAGING);
-        tempfile::Builder::new().prefix("import-").tempdir_in(&tmp)
+        self.sweep();
+        let dir = tempfile::Builder::new()
+            .prefix("import-")
+            .tempdir_in(&tmp)?;
+        let held = lock::hold(dir.path())?;
+        Ok(Staging { dir, _held: held })
+    }
+
+    /// Records the import of `reference` at `sha`, its tree being the
+    /// complete tree `staged` (moved into place) or, without one, the tree
+    /// already in place. `None` when that tree was deleted meanwhile (another
+    /// process collected it): download it again. Then deletes the trees no
+    /// source uses any more, such as the one a refresh left.
+    pub(crate) fn commit(
+        &self,
+        staged: Option<Staging>,
+        reference: &Reference,
+        sha: &str,
+    ) -> io::Result<Option<PathBuf>> {
+        let _lock = self.lock()?;
+        let dir = match staged {
+            Some(staging) => self.install_tree(staging, reference, sha)?,
+            None => {
+                let dir = self.tree_dir(reference, sha);
+                if !dir.is_dir() {
+                    return Ok(None);
+                }
+                dir
+            }
+        };
+        self.record(reference, sha)?;
+        self.collect();
+        Ok(Some(dir))
     }
 
     /// Moves the complete tree `staging` into place as the tree of
     /// `reference` at `sha`. When another import put the same tree there
-    /// first, that one is kept and `staging` is deleted.
-    pub(crate) fn install_tree(
+    /// first, that one is kept and `staging` is deleted. Under the lock.
+    fn install_tree(
         &self,
-        staging: TempDir,
+        staging: Staging,
         reference: &Reference,
         sha: &str,
     ) -> io::Result<PathBuf> {
@@ -184,7 +251,7 @@ impl Cache {
         sync_folders(staging.path())?;
         match fs::rename(staging.path(), &target) {
             Ok(()) => {
-                let _ = staging.keep();
+                let _ = staging.dir.keep();
                 sync_folder(&self.trees());
                 Ok(target)
             }
@@ -194,7 +261,8 @@ impl Cache {
     }
 
     /// Records (or replaces, atomically) the import of `reference` at `sha`.
-    pub(crate) fn record(&self, reference: &Reference, sha: &str) -> io::Result<()> {
+    /// Under the lock.
+    fn record(&self, reference: &Reference, sha: &str) -> io::Result<()> {
         let tmp = self.tmp();
         fs::create_dir_all(&tmp)?;
         fs::create_dir_all(self.sources())?;
@@ -219,29 +287,59 @@ impl Cache {
         Ok(())
     }
 
-    /// Forgets `reference`; `false` when it was not imported.
-    pub(crate) fn forget(&self, reference: &Reference) -> io::Result<bool> {
-        match self.get(reference)? {
-            None => Ok(false),
+    /// Forgets `reference` and deletes its tree unless another source uses
+    /// it; `false` when it was not imported.
+    pub(crate) fn remove(&self, reference: &Reference) -> io::Result<bool> {
+        let _lock = self.lock()?;
+        let forgot = match self.get(reference)? {
+            None => false,
             Some(_) => match fs::remove_file(self.source_file(reference)) {
-                Ok(()) => Ok(true),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-                Err(e) => Err(e),
+                Ok(()) => true,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+                Err(e) => return Err(e),
             },
+        };
+        if forgot {
+            sync_folder(&self.sources());
+            self.collect();
+        }
+        Ok(forgot)
+    }
+
+    /// Deletes what killed processes left: their staging folders and
+    /// files, and trees no source uses. Does nothing when the cache does not
+    /// exist yet.
+    pub(crate) fn tidy(&self) -> io::Result<()> {
+        if !self.root.is_dir() {
+            return Ok(());
+        }
+        let _lock = self.lock()?;
+        self.collect();
+        Ok(())
+    }
+
+    /// Deletes the leftovers in `tmp/` and the trees no source refers to
+    /// (best effort, failures logged). Each tree goes in one rename, so a
+    /// reader sees a whole tree or none. Under the lock.
+    fn collect(&self) {
+        self.sweep();
+        if let Err(e) = self.collect_trees() {
+            tracing::warn!(
+                provider = "github",
+                path = %self.trees().display(),
+                "unused cached trees not deleted: {e}"
+            );
         }
     }
 
-    /// Deletes the trees no source refers to (except very young ones, which
-    /// another process may be about to record). Each goes in one rename, so
-    /// a reader sees a whole tree or none.
-    pub(crate) fn collect_garbage(&self) -> io::Result<()> {
+    fn collect_trees(&self) -> io::Result<()> {
         let used: HashSet<PathBuf> = self.list()?.into_iter().map(|s| s.dir).collect();
-        fs::create_dir_all(self.tmp())?;
         let entries = match fs::read_dir(self.trees()) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(e),
         };
+        fs::create_dir_all(self.tmp())?;
         for entry in entries.flatten() {
             let path = entry.path();
             if used.contains(&path) || age(&path).is_none_or(|age| age < TREE_GRACE) {
@@ -257,6 +355,35 @@ impl Cache {
             drop(doomed);
         }
         Ok(())
+    }
+
+    /// Deletes what no live process holds in `tmp/`: the staging folders of
+    /// killed imports, half-written source files, trees half deleted (best
+    /// effort). Under the lock, so nothing is being made meanwhile.
+    fn sweep(&self) {
+        let Ok(entries) = fs::read_dir(self.tmp()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(_unused) = lock::take_unused(&path) else {
+                continue;
+            };
+            let removed = match entry.file_type() {
+                Ok(kind) if kind.is_dir() => fs::remove_dir_all(&path),
+                _ => fs::remove_file(&path),
+            };
+            match removed {
+                Ok(()) => {
+                    tracing::debug!(provider = "github", path = %path.display(), "leftover deleted")
+                }
+                Err(e) => tracing::warn!(
+                    provider = "github",
+                    path = %path.display(),
+                    "leftover of an interrupted import not deleted: {e}"
+                ),
+            }
+        }
     }
 }
 
@@ -296,26 +423,6 @@ fn age(path: &Path) -> Option<Duration> {
     )
 }
 
-/// Deletes the entries of `dir` older than `max_age` (best effort).
-fn remove_old(dir: &Path, max_age: Duration) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if age(&path).is_some_and(|age| age > max_age) {
-            let removed = if path.is_dir() {
-                fs::remove_dir_all(&path)
-            } else {
-                fs::remove_file(&path)
-            };
-            if removed.is_ok() {
-                tracing::debug!(provider = "github", path = %path.display(), "stale staging removed");
-            }
-        }
-    }
-}
-
 /// FNV-1a, 64 bits: a hash that never changes between builds, for file names.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
@@ -340,8 +447,8 @@ mod tests {
         let stored = again.get(&reference).unwrap().unwrap();
         assert_eq!(stored.sha, SHA);
         assert_eq!(again.list().unwrap().len(), 1);
-        assert!(again.forget(&reference).unwrap());
-        assert!(!again.forget(&reference).unwrap());
+        assert!(again.remove(&reference).unwrap());
+        assert!(!again.remove(&reference).unwrap());
         assert!(again.list().unwrap().is_empty());
     }
 
@@ -352,12 +459,23 @@ mod tests {
         let reference = Reference::parse("o/r").unwrap();
         let first = cache.staging().unwrap();
         fs::write(first.path().join("a"), "first").unwrap();
+        // Making the second one leaves the first one, being written, alone.
         let second = cache.staging().unwrap();
         fs::write(second.path().join("a"), "second").unwrap();
-        let tree = cache.install_tree(first, &reference, SHA).unwrap();
-        assert_eq!(cache.install_tree(second, &reference, SHA).unwrap(), tree);
+        let tree = cache.commit(Some(first), &reference, SHA).unwrap().unwrap();
+        let again = cache.commit(Some(second), &reference, SHA).unwrap();
+        assert_eq!(again, Some(tree.clone()));
         assert_eq!(fs::read_to_string(tree.join("a")).unwrap(), "first");
         assert_eq!(fs::read_dir(dir.path().join("tmp")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_tree_deleted_before_it_is_recorded_is_not_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_path_buf());
+        let reference = Reference::parse("o/r").unwrap();
+        assert_eq!(cache.commit(None, &reference, SHA).unwrap(), None);
+        assert!(cache.get(&reference).unwrap().is_none());
     }
 
     #[test]

@@ -7,9 +7,9 @@ use std::io::{self, Read};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use tempfile::TempDir;
 use tokio::sync::mpsc;
 
+use super::cache::Staging;
 use super::client::Client;
 use super::error::{GitHubError, Limit, describe};
 use super::extract::{Budget, ExtractError, Extracted, Limits, Trip, Tripwire, extract};
@@ -64,10 +64,10 @@ pub(crate) async fn download(
     client: &Client,
     reference: &Reference,
     sha: &str,
-    staging: TempDir,
+    staging: Staging,
     limits: Limits,
     progress: Option<ProgressFn>,
-) -> Result<(TempDir, Extracted), GitHubError> {
+) -> Result<(Staging, Extracted), GitHubError> {
     let mut response = client.tarball(reference, sha).await?;
     let total = response.content_length();
     if total.is_some_and(|t| t > limits.max_total_bytes) {

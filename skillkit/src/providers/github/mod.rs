@@ -10,7 +10,8 @@
 //!
 //! Modules: [`Reference`] (what to import), `allow` (`allowed_sources`),
 //! `client` (the REST API), `download` + `extract` (streaming, safe
-//! unpacking), `cache` (atomic on-disk cache), `builtins` (the `github` kit).
+//! unpacking), `cache` (atomic on-disk cache) and `lock` (its locks between
+//! processes), `builtins` (the `github` kit).
 
 mod allow;
 mod builder;
@@ -20,13 +21,14 @@ mod client;
 mod download;
 mod error;
 mod extract;
+mod lock;
 mod reference;
 mod token;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Once, PoisonError, Weak};
 use std::time::SystemTime;
 
 use skillkit_parser::Severity;
@@ -45,7 +47,7 @@ pub use reference::Reference;
 pub use token::ApiToken;
 
 use allow::AllowList;
-use cache::{Cache, Stored};
+use cache::{Cache, Staging, Stored};
 use client::Client;
 use download::ProgressFn;
 
@@ -82,8 +84,13 @@ struct Inner {
     base_url: String,
     /// One lock per source being imported, refreshed or removed.
     source_locks: Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>,
-    /// Held while trees and source files are put in place or collected.
+    /// Held while trees and source files are put in place or collected
+    /// (the cache's own lock orders processes; this one spares the blocking
+    /// threads of one process from waiting on it).
     commit: tokio::sync::Mutex<()>,
+    /// Run once per provider: what killed processes left in the cache is
+    /// deleted at the first listing.
+    tidied: Once,
     /// The [`Local`] loader of each imported kit, so unchanged files are not
     /// parsed again.
     locals: Mutex<HashMap<(PathBuf, String), Local>>,
@@ -222,8 +229,8 @@ impl GitHub {
 
     /// Updates imported `source` to the commit its ref points at now. Makes
     /// one small request when the commit is unchanged; otherwise downloads
-    /// the new commit and swaps it in atomically. If anything fails, the
-    /// imported version stays.
+    /// the new commit, swaps it in atomically and deletes the old one's
+    /// files. If anything fails, the imported version stays.
     ///
     /// ```no_run
     /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::providers::github::GitHubError> {
@@ -257,8 +264,9 @@ impl GitHub {
         self.install(&reference, sha, Some(stored.sha)).await
     }
 
-    /// Removes imported `source` from the cache; its kit is gone from the
-    /// next query. Needs no network.
+    /// Removes imported `source` from the cache, with its files unless
+    /// another source uses the same commit; its kit is gone from the next
+    /// query. Needs no network.
     ///
     /// ```no_run
     /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::providers::github::GitHubError> {
@@ -273,7 +281,7 @@ impl GitHub {
         let cache = self.inner.cache.clone();
         let forgot = {
             let reference = reference.clone();
-            self.blocking(move || cache.forget(&reference)).await?
+            self.blocking(move || cache.remove(&reference)).await?
         };
         if !forgot {
             return Err(GitHubError::NotImported {
@@ -281,7 +289,6 @@ impl GitHub {
             });
         }
         tracing::info!(provider = "github", source = %reference, "removed");
-        self.collect_garbage().await;
         Ok(())
     }
 
@@ -296,8 +303,13 @@ impl GitHub {
     /// # });
     /// ```
     pub async fn imported(&self) -> Result<Vec<ImportedSource>, GitHubError> {
-        let cache = self.inner.cache.clone();
-        let stored = self.blocking(move || cache.list()).await?;
+        let this = self.clone();
+        let stored = self
+            .blocking(move || {
+                this.tidy_once();
+                this.inner.cache.list()
+            })
+            .await?;
         Ok(stored
             .into_iter()
             .map(|s| ImportedSource {
@@ -320,50 +332,31 @@ impl GitHub {
         let inner = &self.inner;
         let tree = inner.cache.tree_dir(reference, &sha);
         let mut skipped = Vec::new();
-        let mut staged = None;
-        if !tree.is_dir() {
+        // Reuses the cached tree, if any; when another process deletes it
+        // before it is recorded, a second round downloads it (and ends: a
+        // downloaded tree is always recorded).
+        let mut reuse = tree.is_dir();
+        let (dir, downloaded) = loop {
+            let staged = match std::mem::take(&mut reuse) {
+                true => None,
+                false => {
+                    let (staging, extracted) = self.download(reference, &sha).await?;
+                    skipped = extracted;
+                    Some(staging)
+                }
+            };
+            let downloaded = staged.is_some();
+            let _commit = inner.commit.lock().await;
             let cache = inner.cache.clone();
-            let staging = self.blocking(move || cache.staging()).await?;
-            let (staging, extracted) = download::download(
-                &inner.client,
-                reference,
-                &sha,
-                staging,
-                inner.limits,
-                inner.progress.clone(),
-            )
-            .await?;
-            skipped = extracted.skipped;
-            let kit = self.load(staging.path(), reference).await?;
-            if kit.skills.is_empty() && kit.agent.is_none() && kit.agents.is_empty() {
-                let failed = kit
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.severity == Severity::Error)
-                    .count();
-                return Err(GitHubError::NoSkills {
-                    reference: reference.to_string(),
-                    failed,
-                });
+            let (for_cache, sha_for_cache) = (reference.clone(), sha.clone());
+            let committed = self
+                .blocking(move || cache.commit(staged, &for_cache, &sha_for_cache))
+                .await?;
+            if let Some(dir) = committed {
+                break (dir, downloaded);
             }
-            staged = Some(staging);
-        }
-        let downloaded = staged.is_some();
-        let _commit = inner.commit.lock().await;
-        let cache = inner.cache.clone();
-        let (for_cache, sha_for_cache) = (reference.clone(), sha.clone());
-        let dir = self
-            .blocking(move || {
-                let dir = match staged {
-                    Some(staging) => cache.install_tree(staging, &for_cache, &sha_for_cache)?,
-                    None => cache.tree_dir(&for_cache, &sha_for_cache),
-                };
-                cache.record(&for_cache, &sha_for_cache)?;
-                Ok(dir)
-            })
-            .await?;
+        };
         tracing::info!(provider = "github", source = %reference, sha = %sha, downloaded, "imported");
-        self.collect_garbage().await;
         let kit = self.load(&dir, reference).await?;
         Ok(Imported {
             kit: reference.to_string(),
@@ -400,11 +393,52 @@ impl GitHub {
         }
     }
 
-    async fn collect_garbage(&self) {
-        let cache = self.inner.cache.clone();
-        if let Err(e) = self.blocking(move || cache.collect_garbage()).await {
-            tracing::warn!(provider = "github", "unused cached trees not deleted: {e}");
+    /// Downloads `reference` at `sha` into a staging folder and checks it
+    /// holds a kit; also the entries left out of it.
+    async fn download(
+        &self,
+        reference: &Reference,
+        sha: &str,
+    ) -> Result<(Staging, Vec<String>), GitHubError> {
+        let inner = &self.inner;
+        let cache = inner.cache.clone();
+        let staging = self.blocking(move || cache.staging()).await?;
+        let (staging, extracted) = download::download(
+            &inner.client,
+            reference,
+            sha,
+            staging,
+            inner.limits,
+            inner.progress.clone(),
+        )
+        .await?;
+        let kit = self.load(staging.path(), reference).await?;
+        if kit.skills.is_empty() && kit.agent.is_none() && kit.agents.is_empty() {
+            let failed = kit
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count();
+            return Err(GitHubError::NoSkills {
+                reference: reference.to_string(),
+                failed,
+            });
         }
+        Ok((staging, extracted.skipped))
+    }
+
+    /// Deletes what killed processes left in the cache, the first time
+    /// this provider reads it (blocking).
+    fn tidy_once(&self) {
+        self.inner.tidied.call_once(|| {
+            if let Err(e) = self.inner.cache.tidy() {
+                tracing::debug!(
+                    provider = "github",
+                    path = %self.inner.cache.root().display(),
+                    "cache leftovers not deleted: {e}"
+                );
+            }
+        });
     }
 
     fn source_lock(&self, reference: &Reference) -> Arc<tokio::sync::Mutex<()>> {
@@ -442,6 +476,7 @@ impl GitHub {
     /// (blocking). An unreadable cache serves no kit (and a warning), so the
     /// built-in kit stays available.
     fn cached_kits(&self) -> Vec<Kit> {
+        self.tidy_once();
         let stored = match self.inner.cache.list() {
             Ok(stored) => stored,
             Err(e) => {
@@ -467,10 +502,12 @@ impl GitHub {
             }
             let mut loaded = load_cached(&mut locals, &mut used, &stored);
             if loaded.is_err() && !stored.dir.is_dir() {
-                // A refresh swapped the tree after the source file was read:
-                // read it again.
-                if let Ok(Some(fresh)) = self.inner.cache.get(&stored.reference) {
-                    loaded = load_cached(&mut locals, &mut used, &fresh);
+                // Another process swapped the tree (a refresh) or removed
+                // the source after the source file was read: read it again.
+                match self.inner.cache.get(&stored.reference) {
+                    Ok(Some(fresh)) => loaded = load_cached(&mut locals, &mut used, &fresh),
+                    Ok(None) => loaded = Ok(None),
+                    Err(_) => {}
                 }
             }
             match loaded {
