@@ -160,7 +160,8 @@ enum Command {
         /// `owner/repo[/path][@ref]`.
         source: String,
     },
-    /// Forget an imported source. Needs no network. Exit 0: removed;
+    /// Forget an imported source and delete its files when no other source
+    /// uses them. Needs no network. Exit 0: removed;
     /// 1: it was not imported; 2: SOURCE is not a source, or the cache cannot
     /// be used.
     Remove {
