@@ -42,6 +42,18 @@ async fn bad_names_are_refused_with_the_rule() {
 }
 
 #[tokio::test]
+async fn names_are_trimmed_as_files_trim_them() {
+    let (_dir, url) = database();
+    support::names_are_trimmed_as_files_trim_them(&url).await;
+}
+
+#[tokio::test]
+async fn rows_with_empty_names_are_skipped() {
+    let (_dir, url) = database();
+    support::rows_with_empty_names_are_skipped(&url).await;
+}
+
+#[tokio::test]
 async fn corrupt_rows_are_diagnostics_naming_the_row() {
     let (_dir, url) = database();
     support::corrupt_rows_are_named(&url).await;

@@ -458,3 +458,88 @@ pub async fn load(url: &str, readers: usize) {
     }
     assert!(queries.load(Ordering::Relaxed) >= readers);
 }
+
+/// A name is read as a file's `name:` line is: the whitespace around it (a
+/// space, a newline, a tab) is not part of it. A skill put as ` padded ` is
+/// `ws:padded`, the skill a `SKILL.md` saying `name: " padded "` is, and the
+/// same skill as one put as `padded`, never a second one beside it; a row
+/// written by hand with such a name is served under its trimmed name.
+pub async fn names_are_trimmed_as_files_trim_them(url: &str) {
+    let sql = Sql::open(url).unwrap();
+    sql.put_skill("ws", &Skill::new("padded", "First."))
+        .await
+        .unwrap();
+    for name in [" padded ", "trailing\n", "\ttabbed", " ws : spaced "] {
+        sql.put_skill("ws", &Skill::new(name.to_owned(), "Second."))
+            .await
+            .unwrap_or_else(|e| panic!("{name:?}: {e}"));
+    }
+    let kit = sql.get_kit("ws").await.unwrap().unwrap();
+    assert_eq!(
+        names(&kit),
+        ["ws:padded", "ws:spaced", "ws:tabbed", "ws:trailing"]
+    );
+    assert!(kit.skills.iter().all(|s| s.description == "Second."));
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ws/padded/SKILL.md");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        "---\nname: \" padded \"\ndescription: From a file.\n---\n",
+    )
+    .unwrap();
+    let local = skillkit::Local::new(dir.path().join("ws"));
+    let from_file = &local.list_kits().await.unwrap()[0].skills[0];
+    assert_eq!(from_file.name, "ws:padded");
+
+    insert_skill_row(url, "hand", " spaced ", &[("description", "By hand.")]).await;
+    let kit = sql.get_kit("hand").await.unwrap().unwrap();
+    assert_eq!(names(&kit), ["hand:spaced"]);
+    assert!(sql.delete_skill("ws", " padded\n").await.unwrap());
+    let kit = sql.get_kit("ws").await.unwrap().unwrap();
+    assert_eq!(names(&kit), ["ws:spaced", "ws:tabbed", "ws:trailing"]);
+}
+
+/// A row whose name is empty (or only whitespace) is what a `SKILL.md` with
+/// `name: ""` is: an error, so the row is skipped with a diagnostic naming
+/// it, and the kit's other rows are served. Never a skill named `kit:`.
+pub async fn rows_with_empty_names_are_skipped(url: &str) {
+    let sql = Sql::open(url).unwrap();
+    sql.put_skill("files", &Skill::new("read", "Read a file."))
+        .await
+        .unwrap();
+    insert_skill_row(url, "files", "", &[("description", "No name.")]).await;
+    insert_skill_row(url, "files", " \t", &[("description", "Blank name.")]).await;
+    let catalog = Catalog::builder().provider(sql.clone()).build();
+    let served: Vec<String> = catalog
+        .list_skills()
+        .await
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(served, ["files:read"]);
+    let kit = sql.get_kit("files").await.unwrap().unwrap();
+    let errors: Vec<String> = kit
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.starts_with("skillkit_skills/files/")
+                && e.contains("the skill name is empty")),
+        "{errors:#?}"
+    );
+    let refused = sql
+        .put_skill("files", &Skill::new(" ", "Blank."))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("the skill name is empty"),
+        "{refused}"
+    );
+}

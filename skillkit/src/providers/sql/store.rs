@@ -75,7 +75,7 @@ impl Sql {
     /// # });
     /// ```
     pub async fn delete_skill(&self, kit: &str, name: &str) -> Result<bool, SqlError> {
-        let name = bare_name(kit, name)?.to_owned();
+        let name = bare_name(kit, name)?;
         let kit = kit.to_owned();
         Ok(self
             .write(vec![Op::DeleteSkill { kit, name }])
@@ -138,7 +138,7 @@ impl Sql {
     /// # });
     /// ```
     pub async fn delete_agent(&self, kit: &str, name: &str) -> Result<bool, SqlError> {
-        let name = bare_name(kit, name)?.to_owned();
+        let name = bare_name(kit, name)?;
         let op = Op::DeleteAgent {
             kit: kit.to_owned(),
             root: false,
