@@ -54,6 +54,12 @@ async fn rows_with_empty_names_are_skipped() {
 }
 
 #[tokio::test]
+async fn a_recreated_store_is_read_whole() {
+    let (_dir, url) = database();
+    support::a_recreated_store_is_read_whole(&url).await;
+}
+
+#[tokio::test]
 async fn corrupt_rows_are_diagnostics_naming_the_row() {
     let (_dir, url) = database();
     support::corrupt_rows_are_named(&url).await;

@@ -543,3 +543,41 @@ pub async fn rows_with_empty_names_are_skipped(url: &str) {
         "{refused}"
     );
 }
+
+/// A store dropped and created again by another program, then written past
+/// the revision a reader holds, is a new store: the reader reads it whole
+/// (the dropped rows gone, every new row there) and its answer says the new
+/// store's revision.
+pub async fn a_recreated_store_is_read_whole(url: &str) {
+    let reader = Sql::open(url).unwrap();
+    let writer = Sql::open(url).unwrap();
+    for name in ["a", "b", "c"] {
+        writer
+            .put_skill("old", &Skill::new(name, "Before the drop."))
+            .await
+            .unwrap();
+    }
+    let kits = reader.list_kits().await.unwrap();
+    assert_eq!(names(&kits[0]), ["old:a", "old:b", "old:c"]);
+
+    execute(
+        url,
+        "DROP TABLE skillkit_skills; DROP TABLE skillkit_agents; \
+         DROP TABLE skillkit_revision; DROP TABLE _sqlx_migrations",
+    )
+    .await;
+    let again = Sql::open(url).unwrap();
+    let mut last = 0;
+    for i in 0..5 {
+        last = again
+            .put_skill("new", &Skill::new(format!("s{i}"), "After."))
+            .await
+            .unwrap();
+    }
+    assert!(last > revision_of(&kits[0]), "written past the reader");
+
+    let kits = reader.list_kits().await.unwrap();
+    let served: Vec<String> = kits.iter().flat_map(names).collect();
+    assert_eq!(served, ["new:s0", "new:s1", "new:s2", "new:s3", "new:s4"]);
+    assert_eq!(revision_of(&kits[0]), last);
+}

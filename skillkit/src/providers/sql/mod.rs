@@ -11,7 +11,9 @@
 //! kits already built are the answer; changed, and only the rows stamped after
 //! the revision held are read, in one snapshot, so every answer is exactly one
 //! revision of the store. A write by another process is seen by the very next
-//! query. Write through [`Sql`]'s methods (or bump the counter and stamp the
+//! query. The counter's row also holds the store's identity, made anew with
+//! the store: a store dropped and created again is read whole, whatever its
+//! revision. Write through [`Sql`]'s methods (or bump the counter and stamp the
 //! rows yourself, as they do): the revision is what readers go by.
 //!
 //! **Faults.** A database that is down, a query that takes longer than the
@@ -126,8 +128,8 @@ struct Inner {
 
 #[derive(Default)]
 struct Answer {
-    /// `None` before the first read.
-    revision: Option<i64>,
+    /// The store's revision and identity; `None` before the first read.
+    state: Option<State>,
     kits: Vec<Kit>,
 }
 
@@ -331,32 +333,42 @@ impl Sql {
         }
     }
 
-    /// The kits as of now: the answer already built when the revision is
-    /// unchanged, else the changed rows applied to it.
+    /// The kits as of now: the answer already built when the store and its
+    /// revision are unchanged, else the changed rows applied to it (all the
+    /// rows, for a store created anew).
     async fn kits(&self) -> Result<Arc<Answer>, SqlError> {
         self.ready().await?;
-        let revision = self.revision().await?;
+        let state: State = self
+            .run(
+                |pool| async move {
+                    on_pool!(&pool, p => sqlx::query_as(schema::STATE).fetch_one(p).await)
+                },
+                || true,
+            )
+            .await?;
         let held = self.answer();
-        if held.revision == Some(revision) {
+        if held.state.as_ref() == Some(&state) {
             return Ok(held);
         }
         let mut rows = self.inner.rows.lock().await;
         let held = self.answer();
-        if held.revision == Some(revision) {
+        if held.state.as_ref() == Some(&state) {
             // Another query read the same changes while this one waited.
             return Ok(held);
         }
-        let (now, skills, agents) = self.changes(rows.revision).await?;
-        if now < rows.revision {
-            // The store was recreated: read it all again.
+        let changes = self.changes(rows.state.clone()).await?;
+        if changes.since == 0 {
+            // The first read, or another store: nothing held applies.
             *rows = Rows::default();
-            let (now, skills, agents) = self.changes(0).await?;
-            rows.apply(&self.inner.label, now, skills, agents);
-        } else {
-            rows.apply(&self.inner.label, now, skills, agents);
         }
+        rows.apply(
+            &self.inner.label,
+            changes.state,
+            changes.skills,
+            changes.agents,
+        );
         let answer = Arc::new(Answer {
-            revision: Some(rows.revision),
+            state: rows.state.clone(),
             kits: rows.kits(),
         });
         *self
@@ -375,29 +387,49 @@ impl Sql {
             .clone()
     }
 
-    /// The revision now and the rows written after `since`, read in one
-    /// snapshot.
-    async fn changes(&self, since: i64) -> Result<(i64, Vec<SkillRow>, Vec<AgentRow>), SqlError> {
-        let attempt = |pool: Pool| async move {
-            on_pool!(&pool, p => {
-                let mut tx = p.begin_with(schema::snapshot(p)).await?;
-                let now: i64 = sqlx::query_scalar(schema::REVISION).fetch_one(&mut *tx).await?;
-                let skills = sqlx::query_as(schema::SKILLS_SINCE)
-                    .bind(since)
-                    .bind(now)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                let agents = sqlx::query_as(schema::AGENTS_SINCE)
-                    .bind(since)
-                    .bind(now)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                Ok((now, skills, agents))
-            })
+    /// The store's state now and the rows written after `held` (the state
+    /// of the rows held: all rows when it is another store, or none is
+    /// held), read in one snapshot.
+    async fn changes(&self, held: Option<State>) -> Result<Changes, SqlError> {
+        let attempt = |pool: Pool| {
+            let held = held.clone();
+            async move {
+                on_pool!(&pool, p => {
+                    let mut tx = p.begin_with(schema::snapshot(p)).await?;
+                    let state: State = sqlx::query_as(schema::STATE).fetch_one(&mut *tx).await?;
+                    let since = match held {
+                        Some((revision, store)) if store == state.1 && revision <= state.0 => revision,
+                        _ => 0,
+                    };
+                    let skills = sqlx::query_as(schema::SKILLS_SINCE)
+                        .bind(since)
+                        .bind(state.0)
+                        .fetch_all(&mut *tx)
+                        .await?;
+                    let agents = sqlx::query_as(schema::AGENTS_SINCE)
+                        .bind(since)
+                        .bind(state.0)
+                        .fetch_all(&mut *tx)
+                        .await?;
+                    tx.commit().await?;
+                    Ok(Changes { state, since, skills, agents })
+                })
+            }
         };
         self.run(attempt, || true).await
     }
+}
+
+/// A store's revision and identity (see [`schema::STATE`]).
+type State = (i64, String);
+
+/// What [`Sql::changes`] read.
+struct Changes {
+    state: State,
+    /// The revision the rows were read after: 0 for all of them.
+    since: i64,
+    skills: Vec<SkillRow>,
+    agents: Vec<AgentRow>,
 }
 
 #[async_trait::async_trait]
