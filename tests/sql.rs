@@ -60,6 +60,18 @@ async fn a_recreated_store_is_read_whole() {
 }
 
 #[tokio::test]
+async fn a_bulk_write_succeeds_with_the_defaults() {
+    let (_dir, url) = database();
+    support::a_bulk_write_succeeds_with_the_defaults(&url).await;
+}
+
+#[tokio::test]
+async fn the_timeout_bounds_each_statement_not_the_write() {
+    let (_dir, url) = database();
+    support::the_timeout_bounds_each_statement_not_the_write(&url).await;
+}
+
+#[tokio::test]
 async fn corrupt_rows_are_diagnostics_naming_the_row() {
     let (_dir, url) = database();
     support::corrupt_rows_are_named(&url).await;

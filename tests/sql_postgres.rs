@@ -73,6 +73,8 @@ on_postgres!(corrupt_rows_are_named);
 on_postgres!(names_are_trimmed_as_files_trim_them);
 on_postgres!(rows_with_empty_names_are_skipped);
 on_postgres!(a_recreated_store_is_read_whole);
+on_postgres!(a_bulk_write_succeeds_with_the_defaults);
+on_postgres!(the_timeout_bounds_each_statement_not_the_write);
 
 /// 50 catalogs on 50 pools query in a loop while a writer puts and deletes
 /// 1,000 skills.

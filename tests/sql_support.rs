@@ -581,3 +581,53 @@ pub async fn a_recreated_store_is_read_whole(url: &str) {
     assert_eq!(served, ["new:s0", "new:s1", "new:s2", "new:s3", "new:s4"]);
     assert_eq!(revision_of(&kits[0]), last);
 }
+
+/// A kit of `count` skills, for bulk writes.
+fn many_skills(count: usize) -> Kit {
+    (0..count).fold(Kit::new("bulk"), |kit, i| {
+        kit.with_skill(Skill::new(
+            format!("s{i:05}"),
+            format!("Skill {i} of a bulk write."),
+        ))
+    })
+}
+
+/// Writes a kit of 10,000 skills (one transaction, as an import of a kit
+/// directory of 10,000 skills is) through `sql`, and checks that another
+/// pool serves it whole.
+async fn write_many(url: &str, sql: &Sql) {
+    const COUNT: usize = 10_000;
+    let kit = many_skills(COUNT);
+    if let Err(e) = sql.put_kit(&kit).await {
+        panic!("a bulk write of {COUNT} skills failed: {e}");
+    }
+    let kit = Sql::open(url)
+        .unwrap()
+        .get_kit("bulk")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kit.skills.len(), COUNT);
+    assert_eq!(
+        kit.skills[COUNT - 1].name,
+        format!("bulk:s{:05}", COUNT - 1)
+    );
+}
+
+/// A bulk write succeeds with [`Sql::open`]'s defaults: 10,000 skills in
+/// one transaction.
+pub async fn a_bulk_write_succeeds_with_the_defaults(url: &str) {
+    write_many(url, &Sql::open(url).unwrap()).await;
+}
+
+/// The timeout bounds how long the database takes to answer one statement,
+/// not how much a write holds: a write of 10,000 skills, many times longer
+/// than a 250 ms timeout in all, succeeds with it.
+pub async fn the_timeout_bounds_each_statement_not_the_write(url: &str) {
+    Sql::open(url).unwrap().revision().await.unwrap(); // the tables, made
+    let sql = Sql::builder(url)
+        .timeout(std::time::Duration::from_millis(250))
+        .build()
+        .unwrap();
+    write_many(url, &sql).await;
+}

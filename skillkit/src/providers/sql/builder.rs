@@ -38,9 +38,12 @@ impl SqlBuilder {
         }
     }
 
-    /// How long one query or write may take, connecting included
-    /// ([`DEFAULT_TIMEOUT`] unless set). PostgreSQL also cancels a statement
-    /// that runs longer, on the server.
+    /// How long the database may take to answer one step of a query or
+    /// write: getting a connection, one statement, the commit
+    /// ([`DEFAULT_TIMEOUT`] unless set). It bounds waiting, not work: a write
+    /// of any size (an import of 10,000 skills is 10,000 statements in one
+    /// transaction) succeeds as long as each statement is answered in time.
+    /// PostgreSQL also cancels a statement that runs longer, on the server.
     ///
     /// ```
     /// let builder = skillkit::Sql::builder("sqlite::memory:").timeout(std::time::Duration::from_millis(500));

@@ -16,7 +16,7 @@
 //! revision. Write through [`Sql`]'s methods (or bump the counter and stamp the
 //! rows yourself, as they do): the revision is what readers go by.
 //!
-//! **Faults.** A database that is down, a query that takes longer than the
+//! **Faults.** A database that is down, a statement it does not answer within the
 //! [timeout](SqlBuilder::timeout): the query fails with an [`SqlError`], which
 //! a [`Catalog`](crate::Catalog) logs before serving its other providers; the
 //! next query tries again, on fresh connections. A row that cannot be served
@@ -59,8 +59,9 @@ use rows::{AgentRow, SkillRow};
 use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
 
-/// How long one query or write may take, by default (less than the catalog's
-/// own limit, so the provider reports first, saying what happened).
+/// How long the database may take to answer one step (a connection, a
+/// statement, a commit) of a query or write, by default (less than the
+/// catalog's own limit, so the provider reports first, saying what happened).
 ///
 /// ```
 /// assert!(skillkit::providers::sql::DEFAULT_TIMEOUT < skillkit::catalog::DEFAULT_TIMEOUT);
@@ -209,9 +210,10 @@ impl Sql {
     /// ```
     pub async fn revision(&self) -> Result<i64, SqlError> {
         self.ready().await?;
+        let limit = self.inner.timeout;
         self.run(
             |pool| async move {
-                on_pool!(&pool, p => sqlx::query_scalar(schema::REVISION).fetch_one(p).await)
+                on_pool!(&pool, p => step(limit, sqlx::query_scalar(schema::REVISION).fetch_one(p)).await)
             },
             || true,
         )
@@ -253,29 +255,28 @@ impl Sql {
         true
     }
 
-    /// Runs `attempt` on the pool within the timeout, naming the database in
-    /// its error. When the connection turns out to be lost, the pool is
-    /// replaced and, if `may_retry` says the attempt changed nothing yet,
-    /// it runs once more on a fresh connection: the first query after a
-    /// server restart succeeds.
+    /// Runs `attempt` on the pool, naming the database in its error; each
+    /// step of it is bounded by the timeout (see [`step`]). When the
+    /// connection turns out to be lost, the pool is replaced and, if
+    /// `may_retry` says the attempt changed nothing yet, it runs once more on
+    /// a fresh connection: the first query after a server restart succeeds.
     async fn run<T, F, Fut>(&self, attempt: F, may_retry: impl Fn() -> bool) -> Result<T, SqlError>
     where
         F: Fn(Pool) -> Fut,
-        Fut: Future<Output = Result<T, sqlx::Error>>,
+        Fut: Future<Output = Result<T, Failure>>,
     {
         let mut tried = false;
         loop {
             let (generation, pool) = self.pool();
-            let outcome = tokio::time::timeout(self.inner.timeout, attempt(pool)).await;
-            match outcome {
-                Ok(Ok(value)) => return Ok(value),
-                Ok(Err(sqlx::Error::PoolTimedOut)) | Err(_) => {
+            match attempt(pool).await {
+                Ok(value) => return Ok(value),
+                Err(Failure::Timeout) => {
                     return Err(SqlError::Timeout {
                         database: self.inner.database.clone(),
                         timeout: self.inner.timeout,
                     });
                 }
-                Ok(Err(error)) => {
+                Err(Failure::Database(error)) => {
                     let fresh = is_lost(&error) && self.forget(generation);
                     if tried || !fresh || !may_retry() {
                         return Err(self.failed(error));
@@ -338,10 +339,11 @@ impl Sql {
     /// rows, for a store created anew).
     async fn kits(&self) -> Result<Arc<Answer>, SqlError> {
         self.ready().await?;
+        let limit = self.inner.timeout;
         let state: State = self
             .run(
                 |pool| async move {
-                    on_pool!(&pool, p => sqlx::query_as(schema::STATE).fetch_one(p).await)
+                    on_pool!(&pool, p => step(limit, sqlx::query_as(schema::STATE).fetch_one(p)).await)
                 },
                 || true,
             )
@@ -391,12 +393,14 @@ impl Sql {
     /// of the rows held: all rows when it is another store, or none is
     /// held), read in one snapshot.
     async fn changes(&self, held: Option<State>) -> Result<Changes, SqlError> {
+        let limit = self.inner.timeout;
         let attempt = |pool: Pool| {
             let held = held.clone();
             async move {
                 on_pool!(&pool, p => {
-                    let mut tx = p.begin_with(schema::snapshot(p)).await?;
-                    let state: State = sqlx::query_as(schema::STATE).fetch_one(&mut *tx).await?;
+                    let mut tx = step(limit, p.begin_with(schema::snapshot(p))).await?;
+                    let state: State =
+                        step(limit, sqlx::query_as(schema::STATE).fetch_one(&mut *tx)).await?;
                     let since = match held {
                         Some((revision, store)) if store == state.1 && revision <= state.0 => revision,
                         _ => 0,
@@ -404,19 +408,49 @@ impl Sql {
                     let skills = sqlx::query_as(schema::SKILLS_SINCE)
                         .bind(since)
                         .bind(state.0)
-                        .fetch_all(&mut *tx)
-                        .await?;
+                        .fetch_all(&mut *tx);
+                    let skills = step(limit, skills).await?;
                     let agents = sqlx::query_as(schema::AGENTS_SINCE)
                         .bind(since)
                         .bind(state.0)
-                        .fetch_all(&mut *tx)
-                        .await?;
-                    tx.commit().await?;
+                        .fetch_all(&mut *tx);
+                    let agents = step(limit, agents).await?;
+                    step(limit, tx.commit()).await?;
                     Ok(Changes { state, since, skills, agents })
                 })
             }
         };
         self.run(attempt, || true).await
+    }
+}
+
+/// Why an attempt failed: what the database said, or a step that took
+/// longer than the timeout.
+enum Failure {
+    Database(sqlx::Error),
+    Timeout,
+}
+
+impl From<sqlx::Error> for Failure {
+    fn from(error: sqlx::Error) -> Self {
+        match error {
+            sqlx::Error::PoolTimedOut => Failure::Timeout,
+            error => Failure::Database(error),
+        }
+    }
+}
+
+/// Runs one step of a query or write (getting a connection, a statement, a
+/// commit) within `limit`. The timeout bounds how long the database takes
+/// to answer, not how much work a call holds: a write of 10,000 rows is
+/// 10,000 steps, each of which may take the whole limit.
+async fn step<T>(
+    limit: Duration,
+    step: impl Future<Output = Result<T, sqlx::Error>>,
+) -> Result<T, Failure> {
+    match tokio::time::timeout(limit, step).await {
+        Ok(outcome) => outcome.map_err(Failure::from),
+        Err(_) => Err(Failure::Timeout),
     }
 }
 
