@@ -108,10 +108,21 @@ impl Cluster {
 
     /// The URL of database `database`, as the cluster's role.
     pub fn url_of(&self, database: &str) -> String {
+        self.url_as(&self.password, database)
+    }
+
+    /// The URL of database `database`, as the cluster's role with password
+    /// `password` (the right one or not).
+    pub fn url_as(&self, password: &str, database: &str) -> String {
         format!(
-            "postgres://skillkit:{}@127.0.0.1:{}/{database}",
-            self.password, self.port
+            "postgres://skillkit:{password}@127.0.0.1:{}/{database}",
+            self.port
         )
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
     }
 
     /// The URL of the `postgres` database, as the cluster's role.

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use postgres_server::Cluster;
+use skillkit::providers::sql::SqlError;
 use skillkit::{Catalog, KitProvider, Memory, Skill, Sql};
 
 /// The server the tests run on: `DATABASE_URL`'s, else the shared
@@ -141,6 +142,92 @@ async fn an_unreachable_server_fails_the_query_and_the_catalog_serves_the_others
     assert!(!error.contains("skillkit@"), "credentials in {error}");
     assert_eq!(catalog.list_skills().await.len(), 1);
     assert!(catalog.diagnostics()[0].message.contains("was skipped"));
+}
+
+/// A wrong password is said to be one, naming the user, at once: one
+/// failed login per call (not retried as a migration race) and never the
+/// password in the message. (On the throwaway server, whose role logs in
+/// with a password.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_postgres, ignore = "SKILLKIT_SKIP_POSTGRES=1")]
+async fn a_wrong_password_is_reported_as_such_at_once() {
+    let cluster = postgres_server::shared();
+    let failed_logins = || {
+        cluster
+            .log()
+            .matches("password authentication failed for user \"skillkit\"")
+            .count()
+    };
+    let before = failed_logins();
+    let sql = Sql::open(cluster.url_as("not-the-password", "postgres")).unwrap();
+    let error = sql.revision().await.unwrap_err();
+    assert!(
+        matches!(error, SqlError::Authentication { .. }),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("authentication failed for user `skillkit`"),
+        "{message}"
+    );
+    assert!(message.contains("password"), "{message}");
+    assert!(!message.contains("not-the-password"), "{message}");
+    assert!(!message.contains("creating SkillKit's tables"), "{message}");
+    assert_eq!(failed_logins() - before, 1, "one login per call");
+    let write = sql
+        .put_skill("k", &Skill::new("a", "A."))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(write, SqlError::Authentication { .. }),
+        "{write:?}"
+    );
+    assert_eq!(failed_logins() - before, 2, "one login per call");
+}
+
+/// A database the server does not have is said not to exist, naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_postgres, ignore = "SKILLKIT_SKIP_POSTGRES=1")]
+async fn a_missing_database_is_reported_as_such_at_once() {
+    let url = with_database(&server(), "no_such_database");
+    let error = Sql::open(&url).unwrap().revision().await.unwrap_err();
+    assert!(matches!(error, SqlError::NoDatabase { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.contains("/no_such_database` does not exist"),
+        "{message}"
+    );
+    assert!(!message.contains("creating SkillKit's tables"), "{message}");
+}
+
+/// Nothing listening where the URL points: a refused connection, said so
+/// at once with the address (not after the timeout of retries), and never
+/// the password. (Needs no server, so it runs everywhere.)
+#[tokio::test]
+async fn a_refused_connection_is_reported_as_such_at_once() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://skillkit:secret-pw@127.0.0.1:{port}/skills");
+    let sql = Sql::open(&url).unwrap();
+    for error in [
+        sql.revision().await.unwrap_err(),
+        sql.put_skill("k", &Skill::new("a", "A."))
+            .await
+            .unwrap_err(),
+    ] {
+        assert!(matches!(error, SqlError::Unreachable { .. }), "{error:?}");
+        let message = error.to_string().to_lowercase();
+        assert!(
+            message.contains(&format!("connecting to 127.0.0.1:{port} failed")),
+            "{message}"
+        );
+        assert!(message.contains("connection refused"), "{message}");
+        assert!(message.contains("check that the server is up"), "{message}");
+        assert!(!message.contains("secret-pw"), "{message}");
+    }
 }
 
 /// The server stops mid-test and starts again: while it is down the query

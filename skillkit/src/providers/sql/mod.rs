@@ -41,6 +41,7 @@
 
 mod builder;
 mod cache;
+mod connection;
 mod error;
 mod rows;
 mod schema;
@@ -52,8 +53,8 @@ use std::time::Duration;
 
 pub use builder::SqlBuilder;
 use cache::Rows;
+use connection::step;
 pub use error::SqlError;
-use error::{is_lost, is_unreachable};
 use rows::{AgentRow, SkillRow};
 
 use crate::kit::Kit;
@@ -118,6 +119,11 @@ struct Inner {
     connect: Connect,
     /// The URL without credentials: `sql:<url>` names the provider.
     database: String,
+    /// The user the URL names (empty for SQLite), for errors.
+    user: String,
+    /// Where the server is (PostgreSQL), to tell at once that nothing
+    /// listens there.
+    address: Option<connection::Address>,
     label: String,
     timeout: Duration,
     migrated: tokio::sync::OnceCell<()>,
@@ -220,120 +226,6 @@ impl Sql {
         .await
     }
 
-    /// The pool in use and its generation (made now if there is none).
-    fn pool(&self) -> (u64, Pool) {
-        let mut current = self
-            .inner
-            .pool
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let generation = current.generation;
-        let pool = current.pool.get_or_insert_with(|| (self.inner.connect)());
-        (generation, pool.clone())
-    }
-
-    /// Drops pool `generation` if it is still the one in use, so the next
-    /// query connects afresh; whether it did. A PostgreSQL connection dies
-    /// with its server (a restart, a failover, a proxy timing out), and every
-    /// idle connection of the pool died with it, pinged or not. SQLite's
-    /// never do, and an in-memory database lives only in its pool: kept.
-    fn forget(&self, generation: u64) -> bool {
-        let mut current = self
-            .inner
-            .pool
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if current.generation != generation {
-            // Another query replaced it meanwhile.
-            return true;
-        }
-        if matches!(current.pool, Some(Pool::Sqlite(_))) {
-            return false;
-        }
-        current.generation += 1;
-        current.pool = None;
-        true
-    }
-
-    /// Runs `attempt` on the pool, naming the database in its error; each
-    /// step of it is bounded by the timeout (see [`step`]). When the
-    /// connection turns out to be lost, the pool is replaced and, if
-    /// `may_retry` says the attempt changed nothing yet, it runs once more on
-    /// a fresh connection: the first query after a server restart succeeds.
-    async fn run<T, F, Fut>(&self, attempt: F, may_retry: impl Fn() -> bool) -> Result<T, SqlError>
-    where
-        F: Fn(Pool) -> Fut,
-        Fut: Future<Output = Result<T, Failure>>,
-    {
-        let mut tried = false;
-        loop {
-            let (generation, pool) = self.pool();
-            match attempt(pool).await {
-                Ok(value) => return Ok(value),
-                Err(Failure::Timeout) => {
-                    return Err(SqlError::Timeout {
-                        database: self.inner.database.clone(),
-                        timeout: self.inner.timeout,
-                    });
-                }
-                Err(Failure::Database(error)) => {
-                    let fresh = is_lost(&error) && self.forget(generation);
-                    if tried || !fresh || !may_retry() {
-                        return Err(self.failed(error));
-                    }
-                    tried = true;
-                }
-            }
-        }
-    }
-
-    fn failed(&self, source: sqlx::Error) -> SqlError {
-        SqlError::Database {
-            database: self.inner.database.clone(),
-            source,
-        }
-    }
-
-    /// Creates or updates the schema, once per handle (tried again on the
-    /// next call when it failed).
-    async fn ready(&self) -> Result<(), SqlError> {
-        self.inner
-            .migrated
-            .get_or_try_init(|| async {
-                let mut tries = 0;
-                loop {
-                    tries += 1;
-                    let run = self.migrate().await;
-                    match run {
-                        Err(SqlError::Migrate { .. }) if tries < schema::MIGRATION_TRIES => {}
-                        other => return other,
-                    }
-                }
-            })
-            .await
-            .copied()
-    }
-
-    async fn migrate(&self) -> Result<(), SqlError> {
-        let database = self.inner.database.clone();
-        let (generation, pool) = self.pool();
-        let run = async { on_pool!(&pool, p => schema::migrator(p).run(p).await) };
-        match tokio::time::timeout(self.inner.timeout, run).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(sqlx::migrate::MigrateError::Execute(source))) if is_unreachable(&source) => {
-                if is_lost(&source) {
-                    self.forget(generation);
-                }
-                Err(SqlError::Database { database, source })
-            }
-            Ok(Err(source)) => Err(SqlError::Migrate { database, source }),
-            Err(_) => Err(SqlError::Timeout {
-                database,
-                timeout: self.inner.timeout,
-            }),
-        }
-    }
-
     /// The kits as of now: the answer already built when the store and its
     /// revision are unchanged, else the changed rows applied to it (all the
     /// rows, for a store created anew).
@@ -421,36 +313,6 @@ impl Sql {
             }
         };
         self.run(attempt, || true).await
-    }
-}
-
-/// Why an attempt failed: what the database said, or a step that took
-/// longer than the timeout.
-enum Failure {
-    Database(sqlx::Error),
-    Timeout,
-}
-
-impl From<sqlx::Error> for Failure {
-    fn from(error: sqlx::Error) -> Self {
-        match error {
-            sqlx::Error::PoolTimedOut => Failure::Timeout,
-            error => Failure::Database(error),
-        }
-    }
-}
-
-/// Runs one step of a query or write (getting a connection, a statement, a
-/// commit) within `limit`. The timeout bounds how long the database takes
-/// to answer, not how much work a call holds: a write of 10,000 rows is
-/// 10,000 steps, each of which may take the whole limit.
-async fn step<T>(
-    limit: Duration,
-    step: impl Future<Output = Result<T, sqlx::Error>>,
-) -> Result<T, Failure> {
-    match tokio::time::timeout(limit, step).await {
-        Ok(outcome) => outcome.map_err(Failure::from),
-        Err(_) => Err(Failure::Timeout),
     }
 }
 
