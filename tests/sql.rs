@@ -2,7 +2,7 @@
 //! its own connections, as separate processes would have. (The same checks
 //! on PostgreSQL: `sql_postgres.rs`.)
 
-#[path = "sql_support.rs"]
+#[path = "sql_support/mod.rs"]
 mod support;
 
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! passed). The restart and password tests always run on a throwaway server,
 //! which they stop, start and configure.
 
-#[path = "sql_support.rs"]
+#[path = "sql_support/mod.rs"]
 mod support;
 
 #[path = "postgres_server.rs"]
