@@ -44,16 +44,68 @@ fn with_database(url: &str, database: &str) -> String {
     }
 }
 
-/// A new, empty database on `server`, for one test.
-async fn fresh_database(server: &str) -> String {
+/// A new, empty database on `server`, for one test, dropped with it (so
+/// that none is left on `DATABASE_URL`'s server, whatever the outcome).
+struct Database {
+    server: String,
+    name: String,
+    url: String,
+}
+
+async fn fresh_database(server: &str) -> Database {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let name = format!(
         "skillkit_test_{}_{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
-    support::execute(server, &format!("CREATE DATABASE {name}")).await;
-    with_database(server, &name)
+    let admin = sqlx::PgPool::connect(server).await.unwrap_or_else(|e| {
+        panic!(
+            "the PostgreSQL server of the tests is unreachable ({e}); start it, or unset \
+             DATABASE_URL to let the tests start a throwaway server"
+        )
+    });
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&admin)
+        .await
+        .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+    admin.close().await;
+    Database {
+        url: with_database(server, &name),
+        server: server.to_owned(),
+        name,
+    }
+}
+
+impl std::ops::Deref for Database {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.url
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        let (server, name) = (self.server.clone(), self.name.clone());
+        // A runtime of its own: the test's may be gone or be shutting down.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            runtime.block_on(async {
+                let admin = sqlx::PgPool::connect(&server).await?;
+                sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&admin)
+                    .await?;
+                admin.close().await;
+                Ok::<_, sqlx::Error>(())
+            })?;
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+        });
+        if let Ok(Err(e)) = dropped.join() {
+            eprintln!("DROP DATABASE {}: {e}", self.name);
+        }
+    }
 }
 
 macro_rules! on_postgres {
@@ -92,7 +144,7 @@ async fn fifty_catalogs_under_a_writer_see_consistent_revisions_and_the_final_ro
 #[cfg_attr(skip_postgres, ignore = "SKILLKIT_SKIP_POSTGRES=1")]
 async fn a_query_timing_out_fails_and_the_next_one_succeeds() {
     let url = fresh_database(&server()).await;
-    let sql = Sql::builder(&url)
+    let sql = Sql::builder(&*url)
         .timeout(Duration::from_millis(300))
         .build()
         .unwrap();
