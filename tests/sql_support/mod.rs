@@ -42,6 +42,28 @@ pub async fn execute(url: &str, statements: &str) {
     }
 }
 
+/// The number `query` counts, on the database at `url`, through a
+/// connection of its own.
+pub async fn query_count(url: &str, query: &str) -> i64 {
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.expect("open sqlite");
+        let count = sqlx::query_scalar(query)
+            .fetch_one(&pool)
+            .await
+            .expect(query);
+        pool.close().await;
+        count
+    } else {
+        let pool = sqlx::PgPool::connect(url).await.expect("open postgres");
+        let count = sqlx::query_scalar(query)
+            .fetch_one(&pool)
+            .await
+            .expect(query);
+        pool.close().await;
+        count
+    }
+}
+
 /// Writes a row by hand, as raw SQL: bumps the revision and stamps the row
 /// with it, as the schema asks of every writer.
 pub async fn insert_skill_row(url: &str, kit: &str, name: &str, columns: &[(&str, &str)]) {
