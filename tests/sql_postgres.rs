@@ -3,8 +3,9 @@
 //! the installed PostgreSQL programs (`postgres_server.rs`); each test
 //! creates a database of its own. Without PostgreSQL the tests fail, saying
 //! how to install it; `SKILLKIT_SKIP_POSTGRES=1` marks them ignored (never
-//! passed). The restart and password tests always run on a throwaway server,
-//! which they stop, start and configure.
+//! passed). The password test always runs on the throwaway server (whose
+//! role logs in with a password), the restart test on one of its own, which
+//! it stops and starts.
 
 #[path = "sql_support/mod.rs"]
 mod support;
