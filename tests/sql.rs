@@ -2,7 +2,7 @@
 //! its own connections, as separate processes would have. (The same checks
 //! on PostgreSQL: `sql_postgres.rs`.)
 
-#[path = "sql_support.rs"]
+#[path = "sql_support/mod.rs"]
 mod support;
 
 use std::time::Duration;
@@ -39,6 +39,37 @@ async fn only_changed_rows_are_read_again() {
 async fn bad_names_are_refused_with_the_rule() {
     let (_dir, url) = database();
     support::bad_names_are_refused(&url).await;
+}
+
+#[tokio::test]
+async fn names_are_trimmed_as_files_trim_them() {
+    let (_dir, url) = database();
+    support::names_are_trimmed_as_files_trim_them(&url).await;
+}
+
+#[tokio::test]
+async fn rows_with_empty_names_are_skipped() {
+    let (_dir, url) = database();
+    support::rows_with_empty_names_are_skipped(&url).await;
+}
+
+#[tokio::test]
+async fn a_recreated_store_is_read_whole() {
+    let (_dir, url) = database();
+    support::a_recreated_store_is_read_whole(&url).await;
+}
+
+#[tokio::test]
+async fn a_bulk_write_succeeds_with_the_defaults() {
+    let (_dir, url) = database();
+    support::a_bulk_write_succeeds_with_the_defaults(&url).await;
+}
+
+#[tokio::test]
+async fn the_timeout_bounds_each_statement_not_the_write() {
+    let (_dir, url) = database();
+    // About 2 s in all on SQLite, four times the limit.
+    support::the_timeout_bounds_each_statement_not_the_write(&url, 50_000).await;
 }
 
 #[tokio::test]

@@ -2,7 +2,9 @@
 # Creates bench/peers/.venv with the Python peers the comparison scripts and
 # the agreement tests use (tests/llm_sdk_agreement.rs and
 # skillkit-cli/tests/serve_python.rs find that interpreter;
-# CI runs this script, then the tests with SKILLKIT_REQUIRE_PEERS=1).
+# CI runs this script, then the tests with SKILLKIT_REQUIRE_PEERS=1), then
+# installs PostgreSQL where it can (bench/setup-postgres.sh) for the SQL
+# provider's PostgreSQL tests.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 python="${PYTHON:-python3}"
@@ -11,3 +13,5 @@ if [ ! -x "$here/.venv/bin/python" ]; then
 fi
 "$here/.venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 "$here/.venv/bin/python" -c 'import anthropic, mcp.client.stdio; from importlib.metadata import version; print("bench/peers ready: anthropic", anthropic.__version__, "mcp", version("mcp"))'
+# PostgreSQL's programs, for the SQL provider's PostgreSQL tests.
+"$here/../setup-postgres.sh"

@@ -29,15 +29,34 @@ pub fn split(name: &str) -> (Option<&str>, &str) {
 
 /// The fully qualified name of frontmatter name `name` inside kit `kit`.
 ///
+/// A name is read as a `name:` line of a file is: the whitespace around it
+/// and around each of its parts (a space, a newline, a tab) is not part of
+/// it, so every provider stores and serves ` read\n` as `read`. An empty
+/// name is refused, as a file's empty `name:` is.
+///
 /// ```
 /// use skillkit_parser::name::qualify;
 /// assert_eq!(qualify("files", "read").unwrap(), "files:read");
 /// assert_eq!(qualify("files", "files:read").unwrap(), "files:read");
+/// assert_eq!(qualify("files", " files : read\n").unwrap(), "files:read");
 /// assert!(qualify("files", "net:fetch").unwrap_err().contains("`net`"));
+/// assert!(qualify("files", " \t").unwrap_err().contains("empty"));
 /// ```
 pub fn qualify(kit: &str, name: &str) -> Result<String, String> {
-    match split(name) {
-        (None, bare) => {
+    let (prefix, bare) = split(name.trim());
+    let bare = bare.trim();
+    match prefix.map(str::trim) {
+        _ if bare.is_empty() => Err(
+            "the skill name is empty; name the skill (lowercase letters, digits and hyphens, \
+             as in `my-skill`)"
+                .to_owned(),
+        ),
+        Some(prefix) if prefix != kit => Err(format!(
+            "skill name `{}` names kit `{prefix}`, but the file is in kit `{kit}`; \
+             write the bare name `{bare}` (SkillKit adds `{kit}:`)",
+            name.trim()
+        )),
+        _ => {
             // Exactly as long as needed: a catalog keeps every name.
             let mut full = String::with_capacity(kit.len() + SEPARATOR.len_utf8() + bare.len());
             full.push_str(kit);
@@ -45,12 +64,6 @@ pub fn qualify(kit: &str, name: &str) -> Result<String, String> {
             full.push_str(bare);
             Ok(full)
         }
-        (Some(prefix), bare) if prefix == kit && !bare.is_empty() => Ok(name.to_owned()),
-        (Some(prefix), _) => Err(format!(
-            "skill name `{name}` names kit `{prefix}`, but the file is in kit `{kit}`; \
-             write the bare name `{}` (SkillKit adds `{kit}:`)",
-            split(name).1
-        )),
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::cache::Rows;
+use super::connection::Address;
 use super::error::without_credentials;
 use super::{Connect, DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUT, Inner, Pool, Sql, SqlError};
 
@@ -38,9 +39,12 @@ impl SqlBuilder {
         }
     }
 
-    /// How long one query or write may take, connecting included
-    /// ([`DEFAULT_TIMEOUT`] unless set). PostgreSQL also cancels a statement
-    /// that runs longer, on the server.
+    /// How long the database may take to answer one step of a query or
+    /// write: getting a connection, one statement, the commit
+    /// ([`DEFAULT_TIMEOUT`] unless set). It bounds waiting, not work: a write
+    /// of any size (an import of 10,000 skills is 10,000 statements in one
+    /// transaction) succeeds as long as each statement is answered in time.
+    /// PostgreSQL also cancels a statement that runs longer, on the server.
     ///
     /// ```
     /// let builder = skillkit::Sql::builder("sqlite::memory:").timeout(std::time::Duration::from_millis(500));
@@ -70,7 +74,7 @@ impl SqlBuilder {
     pub fn build(self) -> Result<Sql, SqlError> {
         let url = self.url.trim();
         let bad_url = || SqlError::Url(without_credentials(url));
-        let (connect, database) = if url.starts_with("sqlite:") {
+        let target = if url.starts_with("sqlite:") {
             let connect = sqlx::sqlite::SqliteConnectOptions::from_str(url)
                 .map_err(|_| bad_url())?
                 .create_if_missing(true)
@@ -90,7 +94,12 @@ impl SqlBuilder {
             };
             let database = url.split('?').next().unwrap_or(url).to_owned();
             let pool = move || Pool::Sqlite(options.clone().connect_lazy_with(connect.clone()));
-            (Box::new(pool) as Connect, database)
+            Target {
+                connect: Box::new(pool),
+                database,
+                user: String::new(),
+                address: None,
+            }
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             postgres(url, &self).ok_or_else(bad_url)?
         } else {
@@ -99,9 +108,11 @@ impl SqlBuilder {
         Ok(Sql {
             inner: Arc::new(Inner {
                 pool: Mutex::default(),
-                connect,
-                label: format!("sql:{database}"),
-                database,
+                connect: target.connect,
+                label: format!("sql:{}", target.database),
+                database: target.database,
+                user: target.user,
+                address: target.address,
                 timeout: self.timeout,
                 migrated: tokio::sync::OnceCell::new(),
                 answer: Mutex::new(Arc::default()),
@@ -130,10 +141,19 @@ impl SqlBuilder {
     }
 }
 
-/// A PostgreSQL pool and its name without credentials; `None` for a bad URL
-/// (or a build without the `postgres` feature).
+/// What a URL opens: how to make the pool, the database's name without
+/// credentials, the user, and where the server is (PostgreSQL).
+struct Target {
+    connect: Connect,
+    database: String,
+    user: String,
+    address: Option<Address>,
+}
+
+/// What a PostgreSQL URL opens; `None` for a bad URL (or a build without
+/// the `postgres` feature).
 #[cfg(feature = "postgres")]
-fn postgres(url: &str, builder: &SqlBuilder) -> Option<(Connect, String)> {
+fn postgres(url: &str, builder: &SqlBuilder) -> Option<Target> {
     let timeout = builder.timeout;
     let connect = sqlx::postgres::PgConnectOptions::from_str(url)
         .ok()?
@@ -145,12 +165,28 @@ fn postgres(url: &str, builder: &SqlBuilder) -> Option<(Connect, String)> {
         connect.get_port(),
         connect.get_database().unwrap_or_default()
     );
+    // Where sqlx connects: a unix socket when one is named or the host is
+    // a directory, else the host and port.
+    let socket = match connect.get_socket() {
+        Some(dir) => Some(dir.display().to_string()),
+        None => Some(connect.get_host().to_owned()).filter(|host| host.starts_with('/')),
+    };
+    let address = match socket {
+        Some(dir) => Address::Unix(format!("{dir}/.s.PGSQL.{}", connect.get_port()).into()),
+        None => Address::Tcp(connect.get_host().to_owned(), connect.get_port()),
+    };
+    let user = connect.get_username().to_owned();
     let options = builder.pool_options();
     let pool = move || Pool::Postgres(options.clone().connect_lazy_with(connect.clone()));
-    Some((Box::new(pool), database))
+    Some(Target {
+        connect: Box::new(pool),
+        database,
+        user,
+        address: Some(address),
+    })
 }
 
 #[cfg(not(feature = "postgres"))]
-fn postgres(_: &str, _: &SqlBuilder) -> Option<(Connect, String)> {
+fn postgres(_: &str, _: &SqlBuilder) -> Option<Target> {
     None
 }

@@ -73,21 +73,22 @@ fn live<T>(entries: &BTreeMap<String, Entry<T>>) -> Vec<(Arc<T>, usize)> {
         .collect()
 }
 
-/// Every row read so far, as of revision [`Rows::revision`].
+/// Every row read so far, as of [`Rows::state`].
 #[derive(Default)]
 pub(super) struct Rows {
-    /// The store's revision these rows are.
-    pub(super) revision: i64,
+    /// The store's revision and identity these rows are (`None` before the
+    /// first read).
+    pub(super) state: Option<(i64, String)>,
     kits: BTreeMap<String, KitRows>,
 }
 
 impl Rows {
-    /// Applies the rows written since [`Rows::revision`], up to `revision`,
+    /// Applies the rows written since [`Rows::state`], up to `state`,
     /// logging what is wrong with each (once: when it is read).
     pub(super) fn apply(
         &mut self,
         provider: &str,
-        revision: i64,
+        state: (i64, String),
         skills: Vec<SkillRow>,
         agents: Vec<AgentRow>,
     ) {
@@ -136,12 +137,12 @@ impl Rows {
             entries.insert(row.name, entry);
         }
         self.kits.retain(|_, kit| !kit.is_empty());
-        self.revision = revision;
+        self.state = Some(state);
     }
 
     /// The kits, sorted by name, each stamped with the revision they are.
     pub(super) fn kits(&mut self) -> Vec<Kit> {
-        let revision = self.revision;
+        let revision = self.state.as_ref().map_or(0, |(revision, _)| *revision);
         self.kits
             .iter_mut()
             .map(|(name, rows)| {

@@ -28,6 +28,44 @@ pub enum SqlError {
         /// What sqlx reported.
         source: sqlx::Error,
     },
+    /// The server refused the login: the user, or its password, is wrong.
+    #[error(
+        "database `{database}`: authentication failed for user `{user}`; check the user and \
+         password in the URL"
+    )]
+    Authentication {
+        /// The database (its URL without credentials).
+        database: String,
+        /// The user the URL names.
+        user: String,
+        /// What the server said (it never holds the password).
+        source: sqlx::Error,
+    },
+    /// The server has no database of the URL's name.
+    #[error(
+        "database `{database}` does not exist on the server; create it (`CREATE DATABASE`) or \
+         name an existing one in the URL"
+    )]
+    NoDatabase {
+        /// The database (its URL without credentials).
+        database: String,
+        /// What the server said.
+        source: sqlx::Error,
+    },
+    /// Nothing accepts connections where the URL points (or the host
+    /// cannot be found).
+    #[error(
+        "database `{database}`: connecting to {address} failed ({source}); check that the server \
+         is up and listening there"
+    )]
+    Unreachable {
+        /// The database (its URL without credentials).
+        database: String,
+        /// Where it was sought: `host:port`, or a unix socket's path.
+        address: String,
+        /// Why connecting failed.
+        source: std::io::Error,
+    },
     /// The schema could not be created or brought up to date.
     #[error("database `{database}`: creating SkillKit's tables failed: {source}")]
     Migrate {
@@ -90,5 +128,24 @@ pub(super) fn is_lost(error: &sqlx::Error) -> bool {
             .code()
             .is_some_and(|code| code.starts_with("08") || code.starts_with("57P0")),
         _ => false,
+    }
+}
+
+/// Why a server refused a connection, when it did (SQLSTATE 28000, 28P01:
+/// the login; 3D000: no such database).
+pub(super) enum Refusal {
+    Login,
+    NoDatabase,
+}
+
+/// Whether, and why, `error` is the server refusing the connection.
+pub(super) fn refusal(error: &sqlx::Error) -> Option<Refusal> {
+    let sqlx::Error::Database(error) = error else {
+        return None;
+    };
+    match error.code()?.as_ref() {
+        "28000" | "28P01" => Some(Refusal::Login),
+        "3D000" => Some(Refusal::NoDatabase),
+        _ => None,
     }
 }

@@ -11,10 +11,12 @@
 //! kits already built are the answer; changed, and only the rows stamped after
 //! the revision held are read, in one snapshot, so every answer is exactly one
 //! revision of the store. A write by another process is seen by the very next
-//! query. Write through [`Sql`]'s methods (or bump the counter and stamp the
+//! query. The counter's row also holds the store's identity, made anew with
+//! the store: a store dropped and created again is read whole, whatever its
+//! revision. Write through [`Sql`]'s methods (or bump the counter and stamp the
 //! rows yourself, as they do): the revision is what readers go by.
 //!
-//! **Faults.** A database that is down, a query that takes longer than the
+//! **Faults.** A database that is down, a statement it does not answer within the
 //! [timeout](SqlBuilder::timeout): the query fails with an [`SqlError`], which
 //! a [`Catalog`](crate::Catalog) logs before serving its other providers; the
 //! next query tries again, on fresh connections. A row that cannot be served
@@ -39,6 +41,7 @@
 
 mod builder;
 mod cache;
+mod connection;
 mod error;
 mod rows;
 mod schema;
@@ -50,15 +53,16 @@ use std::time::Duration;
 
 pub use builder::SqlBuilder;
 use cache::Rows;
+use connection::step;
 pub use error::SqlError;
-use error::{is_lost, is_unreachable};
 use rows::{AgentRow, SkillRow};
 
 use crate::kit::Kit;
 use crate::provider::{KitProvider, ProviderError};
 
-/// How long one query or write may take, by default (less than the catalog's
-/// own limit, so the provider reports first, saying what happened).
+/// How long the database may take to answer one step (a connection, a
+/// statement, a commit) of a query or write, by default (less than the
+/// catalog's own limit, so the provider reports first, saying what happened).
 ///
 /// ```
 /// assert!(skillkit::providers::sql::DEFAULT_TIMEOUT < skillkit::catalog::DEFAULT_TIMEOUT);
@@ -115,6 +119,11 @@ struct Inner {
     connect: Connect,
     /// The URL without credentials: `sql:<url>` names the provider.
     database: String,
+    /// The user the URL names (empty for SQLite), for errors.
+    user: String,
+    /// Where the server is (PostgreSQL), to tell at once that nothing
+    /// listens there.
+    address: Option<connection::Address>,
     label: String,
     timeout: Duration,
     migrated: tokio::sync::OnceCell<()>,
@@ -126,8 +135,8 @@ struct Inner {
 
 #[derive(Default)]
 struct Answer {
-    /// `None` before the first read.
-    revision: Option<i64>,
+    /// The store's revision and identity; `None` before the first read.
+    state: Option<State>,
     kits: Vec<Kit>,
 }
 
@@ -207,156 +216,53 @@ impl Sql {
     /// ```
     pub async fn revision(&self) -> Result<i64, SqlError> {
         self.ready().await?;
+        let limit = self.inner.timeout;
         self.run(
             |pool| async move {
-                on_pool!(&pool, p => sqlx::query_scalar(schema::REVISION).fetch_one(p).await)
+                on_pool!(&pool, p => step(limit, sqlx::query_scalar(schema::REVISION).fetch_one(p)).await)
             },
             || true,
         )
         .await
     }
 
-    /// The pool in use and its generation (made now if there is none).
-    fn pool(&self) -> (u64, Pool) {
-        let mut current = self
-            .inner
-            .pool
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let generation = current.generation;
-        let pool = current.pool.get_or_insert_with(|| (self.inner.connect)());
-        (generation, pool.clone())
-    }
-
-    /// Drops pool `generation` if it is still the one in use, so the next
-    /// query connects afresh; whether it did. A PostgreSQL connection dies
-    /// with its server (a restart, a failover, a proxy timing out), and every
-    /// idle connection of the pool died with it, pinged or not. SQLite's
-    /// never do, and an in-memory database lives only in its pool: kept.
-    fn forget(&self, generation: u64) -> bool {
-        let mut current = self
-            .inner
-            .pool
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if current.generation != generation {
-            // Another query replaced it meanwhile.
-            return true;
-        }
-        if matches!(current.pool, Some(Pool::Sqlite(_))) {
-            return false;
-        }
-        current.generation += 1;
-        current.pool = None;
-        true
-    }
-
-    /// Runs `attempt` on the pool within the timeout, naming the database in
-    /// its error. When the connection turns out to be lost, the pool is
-    /// replaced and, if `may_retry` says the attempt changed nothing yet,
-    /// it runs once more on a fresh connection: the first query after a
-    /// server restart succeeds.
-    async fn run<T, F, Fut>(&self, attempt: F, may_retry: impl Fn() -> bool) -> Result<T, SqlError>
-    where
-        F: Fn(Pool) -> Fut,
-        Fut: Future<Output = Result<T, sqlx::Error>>,
-    {
-        let mut tried = false;
-        loop {
-            let (generation, pool) = self.pool();
-            let outcome = tokio::time::timeout(self.inner.timeout, attempt(pool)).await;
-            match outcome {
-                Ok(Ok(value)) => return Ok(value),
-                Ok(Err(sqlx::Error::PoolTimedOut)) | Err(_) => {
-                    return Err(SqlError::Timeout {
-                        database: self.inner.database.clone(),
-                        timeout: self.inner.timeout,
-                    });
-                }
-                Ok(Err(error)) => {
-                    let fresh = is_lost(&error) && self.forget(generation);
-                    if tried || !fresh || !may_retry() {
-                        return Err(self.failed(error));
-                    }
-                    tried = true;
-                }
-            }
-        }
-    }
-
-    fn failed(&self, source: sqlx::Error) -> SqlError {
-        SqlError::Database {
-            database: self.inner.database.clone(),
-            source,
-        }
-    }
-
-    /// Creates or updates the schema, once per handle (tried again on the
-    /// next call when it failed).
-    async fn ready(&self) -> Result<(), SqlError> {
-        self.inner
-            .migrated
-            .get_or_try_init(|| async {
-                let mut tries = 0;
-                loop {
-                    tries += 1;
-                    let run = self.migrate().await;
-                    match run {
-                        Err(SqlError::Migrate { .. }) if tries < schema::MIGRATION_TRIES => {}
-                        other => return other,
-                    }
-                }
-            })
-            .await
-            .copied()
-    }
-
-    async fn migrate(&self) -> Result<(), SqlError> {
-        let database = self.inner.database.clone();
-        let (generation, pool) = self.pool();
-        let run = async { on_pool!(&pool, p => schema::migrator(p).run(p).await) };
-        match tokio::time::timeout(self.inner.timeout, run).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(sqlx::migrate::MigrateError::Execute(source))) if is_unreachable(&source) => {
-                if is_lost(&source) {
-                    self.forget(generation);
-                }
-                Err(SqlError::Database { database, source })
-            }
-            Ok(Err(source)) => Err(SqlError::Migrate { database, source }),
-            Err(_) => Err(SqlError::Timeout {
-                database,
-                timeout: self.inner.timeout,
-            }),
-        }
-    }
-
-    /// The kits as of now: the answer already built when the revision is
-    /// unchanged, else the changed rows applied to it.
+    /// The kits as of now: the answer already built when the store and its
+    /// revision are unchanged, else the changed rows applied to it (all the
+    /// rows, for a store created anew).
     async fn kits(&self) -> Result<Arc<Answer>, SqlError> {
         self.ready().await?;
-        let revision = self.revision().await?;
+        let limit = self.inner.timeout;
+        let state: State = self
+            .run(
+                |pool| async move {
+                    on_pool!(&pool, p => step(limit, sqlx::query_as(schema::STATE).fetch_one(p)).await)
+                },
+                || true,
+            )
+            .await?;
         let held = self.answer();
-        if held.revision == Some(revision) {
+        if held.state.as_ref() == Some(&state) {
             return Ok(held);
         }
         let mut rows = self.inner.rows.lock().await;
         let held = self.answer();
-        if held.revision == Some(revision) {
+        if held.state.as_ref() == Some(&state) {
             // Another query read the same changes while this one waited.
             return Ok(held);
         }
-        let (now, skills, agents) = self.changes(rows.revision).await?;
-        if now < rows.revision {
-            // The store was recreated: read it all again.
+        let changes = self.changes(rows.state.clone()).await?;
+        if changes.since == 0 {
+            // The first read, or another store: nothing held applies.
             *rows = Rows::default();
-            let (now, skills, agents) = self.changes(0).await?;
-            rows.apply(&self.inner.label, now, skills, agents);
-        } else {
-            rows.apply(&self.inner.label, now, skills, agents);
         }
+        rows.apply(
+            &self.inner.label,
+            changes.state,
+            changes.skills,
+            changes.agents,
+        );
         let answer = Arc::new(Answer {
-            revision: Some(rows.revision),
+            state: rows.state.clone(),
             kits: rows.kits(),
         });
         *self
@@ -375,29 +281,51 @@ impl Sql {
             .clone()
     }
 
-    /// The revision now and the rows written after `since`, read in one
-    /// snapshot.
-    async fn changes(&self, since: i64) -> Result<(i64, Vec<SkillRow>, Vec<AgentRow>), SqlError> {
-        let attempt = |pool: Pool| async move {
-            on_pool!(&pool, p => {
-                let mut tx = p.begin_with(schema::snapshot(p)).await?;
-                let now: i64 = sqlx::query_scalar(schema::REVISION).fetch_one(&mut *tx).await?;
-                let skills = sqlx::query_as(schema::SKILLS_SINCE)
-                    .bind(since)
-                    .bind(now)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                let agents = sqlx::query_as(schema::AGENTS_SINCE)
-                    .bind(since)
-                    .bind(now)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                Ok((now, skills, agents))
-            })
+    /// The store's state now and the rows written after `held` (the state
+    /// of the rows held: all rows when it is another store, or none is
+    /// held), read in one snapshot.
+    async fn changes(&self, held: Option<State>) -> Result<Changes, SqlError> {
+        let limit = self.inner.timeout;
+        let attempt = |pool: Pool| {
+            let held = held.clone();
+            async move {
+                on_pool!(&pool, p => {
+                    let mut tx = step(limit, p.begin_with(schema::snapshot(p))).await?;
+                    let state: State =
+                        step(limit, sqlx::query_as(schema::STATE).fetch_one(&mut *tx)).await?;
+                    let since = match held {
+                        Some((revision, store)) if store == state.1 && revision <= state.0 => revision,
+                        _ => 0,
+                    };
+                    let skills = sqlx::query_as(schema::SKILLS_SINCE)
+                        .bind(since)
+                        .bind(state.0)
+                        .fetch_all(&mut *tx);
+                    let skills = step(limit, skills).await?;
+                    let agents = sqlx::query_as(schema::AGENTS_SINCE)
+                        .bind(since)
+                        .bind(state.0)
+                        .fetch_all(&mut *tx);
+                    let agents = step(limit, agents).await?;
+                    step(limit, tx.commit()).await?;
+                    Ok(Changes { state, since, skills, agents })
+                })
+            }
         };
         self.run(attempt, || true).await
     }
+}
+
+/// A store's revision and identity (see [`schema::STATE`]).
+type State = (i64, String);
+
+/// What [`Sql::changes`] read.
+struct Changes {
+    state: State,
+    /// The revision the rows were read after: 0 for all of them.
+    since: i64,
+    skills: Vec<SkillRow>,
+    agents: Vec<AgentRow>,
 }
 
 #[async_trait::async_trait]

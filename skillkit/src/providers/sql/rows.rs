@@ -78,11 +78,12 @@ pub(super) fn check_kit(kit: &str) -> Result<(), SqlError> {
 }
 
 /// The bare part of `name` in kit `kit` under the naming rule (`<kit>:<skill>`:
-/// a bare name, or one prefixed with this kit), or the rule it breaks.
-pub(super) fn bare_name<'a>(kit: &str, name: &'a str) -> Result<&'a str, SqlError> {
+/// a bare name, or one prefixed with this kit; the whitespace around it not
+/// part of it, as in a file), or the rule it breaks.
+pub(super) fn bare_name(kit: &str, name: &str) -> Result<String, SqlError> {
     check_kit(kit)?;
-    name::qualify(kit, name).map_err(SqlError::Refused)?;
-    Ok(name::split(name).1)
+    let full = name::qualify(kit, name).map_err(SqlError::Refused)?;
+    Ok(name::split(&full).1.to_owned())
 }
 
 /// Refuses a description that is empty (`SKILL.md` requires one).
@@ -107,7 +108,7 @@ impl SkillRow {
     pub(super) fn of(kit: &str, skill: &Skill) -> Result<SkillRow, SqlError> {
         let bare = bare_name(kit, &skill.name)?;
         let full = format!("{kit}{}{bare}", name::SEPARATOR);
-        let problems = name::problems(bare, None);
+        let problems = name::problems(&bare, None);
         if !problems.is_empty() {
             return Err(SqlError::Refused(format!(
                 "skill name `{full}` breaks the naming rule: {}",
@@ -117,7 +118,7 @@ impl SkillRow {
         check_description("skill", &full, &skill.description)?;
         Ok(SkillRow {
             kit: kit.to_owned(),
-            name: bare.to_owned(),
+            name: bare,
             description: Some(skill.description.to_string()),
             body: body_text(skill)?.into_owned(),
             license: skill.license().map(str::to_owned),
@@ -158,7 +159,7 @@ impl SkillRow {
                     object("extra", &self.extra).map_err(fail)?,
                 ),
             });
-        let warnings = name::problems(name::split(&self.name).1, None)
+        let warnings = name::problems(name::split(&skill.name).1, None)
             .into_iter()
             .map(|problem| Diagnostic::warning(0, 0, problem).with_path(&at))
             .collect();
@@ -207,8 +208,8 @@ impl AgentRow {
                     "the root agent of kit `{kit}` has no name; name it (usually `{kit}`)"
                 )));
             }
-            true => agent.name.to_string(),
-            false => bare_name(kit, &agent.name)?.to_owned(),
+            true => agent.name.trim().to_owned(),
+            false => bare_name(kit, &agent.name)?,
         };
         check_description("agent", &agent.name, &agent.description)?;
         Ok(AgentRow {
@@ -232,7 +233,7 @@ impl AgentRow {
         let at = address(AGENTS, &self.kit, &self.name);
         let fail = |message: String| Diagnostic::error(0, 0, message).with_path(&at);
         let name = match self.root {
-            true => self.name.clone(),
+            true => self.name.trim().to_owned(),
             false => name::qualify(&self.kit, &self.name).map_err(fail)?,
         };
         if self.description.trim().is_empty() || name.trim().is_empty() {

@@ -3,7 +3,8 @@
 //!
 //! Tables (see `migrations/sqlite` and `migrations/postgres`):
 //!
-//! * `skillkit_revision`: one row, the store's revision, bumped by every write;
+//! * `skillkit_revision`: one row, the store's revision, bumped by every
+//!   write, and its identity, made with the store;
 //! * `skillkit_skills`: a row per skill, keyed by `(kit, name)`;
 //! * `skillkit_agents`: a row per agent, keyed by `(kit, root, name)`.
 //!
@@ -26,6 +27,11 @@ pub(super) const MIGRATION_TRIES: usize = 3;
 
 /// The store's revision: one read of one row by its primary key.
 pub(super) const REVISION: &str = "SELECT revision FROM skillkit_revision WHERE id = 1";
+
+/// The store's revision and identity (made anew with the store, so a store
+/// dropped and created again is told apart from the one it replaced): the
+/// same one read.
+pub(super) const STATE: &str = "SELECT revision, store FROM skillkit_revision WHERE id = 1";
 
 /// Bumps the revision; the first statement of every write, so that writers
 /// queue on the counter's row and commit in revision order.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use skillkit_parser::name;
 
 use super::rows::{AgentRow, SkillRow, bare_name, check_kit};
-use super::{Pool, Sql, SqlError, on_pool, schema};
+use super::{Pool, Sql, SqlError, on_pool, schema, step};
 use crate::agent::AgentDefinition;
 use crate::kit::Kit;
 use crate::provider::KitProvider;
@@ -35,8 +35,10 @@ enum Op {
         kit: String,
         keep: String,
     },
-    /// Tombstones every skill and agent of `kit`.
-    ClearKit(String),
+    /// Tombstones every skill of `kit`.
+    ClearSkills(String),
+    /// Tombstones every agent of `kit`.
+    ClearAgents(String),
 }
 
 impl Sql {
@@ -75,7 +77,7 @@ impl Sql {
     /// # });
     /// ```
     pub async fn delete_skill(&self, kit: &str, name: &str) -> Result<bool, SqlError> {
-        let name = bare_name(kit, name)?.to_owned();
+        let name = bare_name(kit, name)?;
         let kit = kit.to_owned();
         Ok(self
             .write(vec![Op::DeleteSkill { kit, name }])
@@ -138,7 +140,7 @@ impl Sql {
     /// # });
     /// ```
     pub async fn delete_agent(&self, kit: &str, name: &str) -> Result<bool, SqlError> {
-        let name = bare_name(kit, name)?.to_owned();
+        let name = bare_name(kit, name)?;
         let op = Op::DeleteAgent {
             kit: kit.to_owned(),
             root: false,
@@ -195,10 +197,7 @@ impl Sql {
     /// ```
     pub async fn delete_kit(&self, kit: &str) -> Result<bool, SqlError> {
         check_kit(kit)?;
-        Ok(self
-            .write(vec![Op::ClearKit(kit.to_owned())])
-            .await?
-            .is_some())
+        Ok(self.write(clear(kit)).await?.is_some())
     }
 
     /// Imports the kits of `local` (a kit directory, or a directory of kits
@@ -242,15 +241,17 @@ impl Sql {
         self.ready().await?;
         // A write whose commit was sent may have happened: never tried again.
         let committing = AtomicBool::new(false);
+        let limit = self.inner.timeout;
         let attempt = |pool: Pool| {
             let (ops, committing) = (&ops, &committing);
             async move {
                 on_pool!(&pool, p => {
-                    let mut tx = p.begin().await?;
-                    let revision: i64 = sqlx::query_scalar(schema::BUMP).fetch_one(&mut *tx).await?;
+                    let mut tx = step(limit, p.begin()).await?;
+                    let revision: i64 =
+                        step(limit, sqlx::query_scalar(schema::BUMP).fetch_one(&mut *tx)).await?;
                     let mut changed = 0;
                     for op in ops {
-                        let done = match op {
+                        let query = match op {
                             Op::PutSkill(row) => sqlx::query(schema::PUT_SKILL)
                                 .bind(&row.kit)
                                 .bind(&row.name)
@@ -262,17 +263,11 @@ impl Sql {
                                 .bind(&row.metadata)
                                 .bind(&row.model)
                                 .bind(&row.required_scope)
-                                .bind(&row.extra)
-                                .bind(revision)
-                                .execute(&mut *tx)
-                                .await?,
+                                .bind(&row.extra),
                             Op::DeleteSkill { kit, name } => sqlx::query(schema::DELETE_SKILL)
                                 .bind(kit)
                                 .bind(name)
-                                .bind(prefixed(kit, name))
-                                .bind(revision)
-                                .execute(&mut *tx)
-                                .await?,
+                                .bind(prefixed(kit, name)),
                             Op::PutAgent(row) => sqlx::query(schema::PUT_AGENT)
                                 .bind(&row.kit)
                                 .bind(row.root)
@@ -284,46 +279,28 @@ impl Sql {
                                 .bind(row.max_turns)
                                 .bind(row.max_agent_depth)
                                 .bind(&row.metadata)
-                                .bind(&row.extra)
-                                .bind(revision)
-                                .execute(&mut *tx)
-                                .await?,
+                                .bind(&row.extra),
                             Op::DeleteAgent { kit, root, name } => sqlx::query(schema::DELETE_AGENT)
                                 .bind(kit)
                                 .bind(*root)
                                 .bind(name)
-                                .bind(prefixed(kit, name))
-                                .bind(revision)
-                                .execute(&mut *tx)
-                                .await?,
+                                .bind(prefixed(kit, name)),
                             Op::ReplaceRoot { kit, keep } => sqlx::query(schema::DELETE_ROOT)
                                 .bind(kit)
-                                .bind(keep)
-                                .bind(revision)
-                                .execute(&mut *tx)
-                                .await?,
-                            Op::ClearKit(kit) => {
-                                let skills = sqlx::query(schema::DELETE_KIT_SKILLS)
-                                    .bind(kit)
-                                    .bind(revision)
-                                    .execute(&mut *tx)
-                                    .await?;
-                                changed += skills.rows_affected();
-                                sqlx::query(schema::DELETE_KIT_AGENTS)
-                                    .bind(kit)
-                                    .bind(revision)
-                                    .execute(&mut *tx)
-                                    .await?
-                            }
+                                .bind(keep),
+                            Op::ClearSkills(kit) => sqlx::query(schema::DELETE_KIT_SKILLS).bind(kit),
+                            Op::ClearAgents(kit) => sqlx::query(schema::DELETE_KIT_AGENTS).bind(kit),
                         };
+                        // The revision is every statement's last parameter.
+                        let done = step(limit, query.bind(revision).execute(&mut *tx)).await?;
                         changed += done.rows_affected();
                     }
                     if changed == 0 {
-                        tx.rollback().await?;
+                        step(limit, tx.rollback()).await?;
                         return Ok(None);
                     }
                     committing.store(true, Ordering::Relaxed);
-                    tx.commit().await?;
+                    step(limit, tx.commit()).await?;
                     Ok(Some(revision))
                 })
             }
@@ -343,12 +320,20 @@ fn prefixed(kit: &str, name: &str) -> String {
     format!("{kit}{}{name}", name::SEPARATOR)
 }
 
+/// The changes that tombstone every skill and agent of kit `kit`.
+fn clear(kit: &str) -> Vec<Op> {
+    vec![
+        Op::ClearSkills(kit.to_owned()),
+        Op::ClearAgents(kit.to_owned()),
+    ]
+}
+
 /// The changes that make kit `kit` the whole of its name: clear it, then
 /// write its rows (rows written again lose their tombstone).
 fn kit_ops(kit: &Kit) -> Result<Vec<Op>, SqlError> {
     let name = kit.name.as_ref();
     check_kit(name)?;
-    let mut ops = vec![Op::ClearKit(name.to_owned())];
+    let mut ops = clear(name);
     for skill in &kit.skills {
         ops.push(Op::PutSkill(SkillRow::of(name, skill)?));
     }
