@@ -414,3 +414,84 @@ async fn bodies_are_read_when_asked_for_fresh_from_the_file() {
     assert_eq!(err.path(), path.as_path());
     assert!(err.to_string().contains("query the catalog again"), "{err}");
 }
+
+/// Sets the mtime of every folder under `dir` (and `dir`) an hour back, so a
+/// scanner trusts their listings and does not read them again.
+fn age_folders(dir: &std::path::Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            age_folders(&entry.path());
+        }
+    }
+    age(dir, Duration::from_secs(3600));
+}
+
+/// What the walk leaves out is said, naming the path: a skill deeper than the
+/// depth limit (found, reported, not loaded) and a folder whose name is not
+/// UTF-8. Both stay said when the kit is built again from folders that are not
+/// read again.
+#[tokio::test(flavor = "multi_thread")]
+async fn skipped_skills_and_folders_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    write(kit.join("skills/ok/SKILL.md"), skill_md("ok", "Ok.", ""));
+    let limit = skillkit::parser::layout::MAX_DEPTH;
+    // The deepest skill loaded, and one folder deeper than that.
+    let mut deepest = kit.clone();
+    for i in 0..limit {
+        deepest.push(format!("d{i}"));
+    }
+    write(
+        deepest.join("SKILL.md"),
+        skill_md("deepest", "Deepest.", ""),
+    );
+    let too_deep = deepest.join("under");
+    write(too_deep.join("SKILL.md"), skill_md("deep", "Deep.", ""));
+    #[cfg(unix)]
+    let odd = {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = kit
+            .join("skills")
+            .join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+        write(odd.join("SKILL.md"), skill_md("cafe", "Cafe.", ""));
+        odd
+    };
+    age_folders(&kit);
+    let local = Local::new(&kit);
+    for query in 0..2 {
+        if query == 1 {
+            // Only a file changes: the kit is built again, its folders are not read again.
+            write(
+                kit.join("skills/ok/SKILL.md"),
+                skill_md("ok", "Ok again.", ""),
+            );
+        }
+        let kits = local.list_kits().await.unwrap();
+        let names: Vec<&str> = kits[0].skills.iter().map(|s| s.name.as_ref()).collect();
+        assert_eq!(names, ["k:deepest", "k:ok"], "query {query}");
+        assert_eq!(kits[0].skills[1].description.len(), [3, 9][query]);
+        let diagnostics = &kits[0].diagnostics;
+        let deep = diagnostics
+            .iter()
+            .find(|d| d.path.as_deref() == Some(too_deep.join("SKILL.md").as_path()))
+            .unwrap_or_else(|| panic!("query {query}: deep skill not reported: {diagnostics:?}"));
+        assert!(!deep.is_error(), "a warning: {deep}");
+        assert!(
+            deep.message
+                .contains(&format!("deeper than {limit} folders")),
+            "{deep}"
+        );
+        #[cfg(unix)]
+        {
+            let odd_shown = std::path::PathBuf::from(odd.to_string_lossy().into_owned());
+            let found = diagnostics
+                .iter()
+                .find(|d| d.path.as_deref() == Some(odd_shown.as_path()))
+                .unwrap_or_else(|| {
+                    panic!("query {query}: non-UTF-8 folder not reported: {diagnostics:?}")
+                });
+            assert!(found.message.contains("not UTF-8"), "{found}");
+        }
+    }
+}

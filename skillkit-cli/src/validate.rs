@@ -11,15 +11,18 @@ use crate::failure::EXIT_IO;
 use crate::output::out;
 
 /// The skill directories a PATH names: itself when it is a SKILL.md or holds
-/// one, plus every skill directory found below it.
-fn skill_dirs(path: &Path) -> Result<Vec<PathBuf>, String> {
+/// one, plus every skill directory found below it; and the warnings of the
+/// scan (what it skipped, each naming its path).
+fn skill_dirs(path: &Path) -> Result<(Vec<PathBuf>, Vec<Diagnostic>), String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    if meta.is_file() {
+    if !meta.is_dir() {
+        // A SKILL.md that is a FIFO or a device too: reading it says what it is.
         return match path.file_name().and_then(|n| n.to_str()) {
-            Some(name) if name.eq_ignore_ascii_case(SKILL_FILE) => {
-                Ok(vec![path.parent().unwrap_or(Path::new(".")).to_path_buf()])
-            }
+            Some(name) if name.eq_ignore_ascii_case(SKILL_FILE) => Ok((
+                vec![path.parent().unwrap_or(Path::new(".")).to_path_buf()],
+                Vec::new(),
+            )),
             _ => Err(format!(
                 "{}: not a SKILL.md file or a directory",
                 path.display()
@@ -38,14 +41,19 @@ fn skill_dirs(path: &Path) -> Result<Vec<PathBuf>, String> {
         // counts, as in the reference validator; otherwise "missing SKILL.md").
         dirs.push(path.to_path_buf());
     }
-    Ok(dirs)
+    Ok((dirs, layout.diagnostics))
 }
 
 pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
     let mut results: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
     for path in paths {
         match skill_dirs(path) {
-            Ok(dirs) => {
+            Ok((dirs, skipped)) => {
+                // What was not checked is said (on stderr); the verdict is
+                // on the skills that were.
+                for warning in skipped {
+                    crate::output::err!("{warning}");
+                }
                 for dir in dirs {
                     let problems = validate::skill_dir(&dir);
                     results.insert(dir, problems);

@@ -95,16 +95,13 @@ pub(super) fn load_files<R: Send>(
 
 /// Reads and parses one file. `None` when the file vanished after the walk.
 fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedFile> {
-    let opened = std::fs::File::open(path).and_then(|file| {
-        let meta = file.metadata()?;
-        Ok((file, meta))
-    });
-    let (file, meta) = match opened {
+    // Never blocks: a FIFO (or anything but a regular file) named like a
+    // skill file is refused on its handle, saying what it is.
+    let (file, meta) = match skillkit_parser::open_file(path) {
         Ok(opened) => opened,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
-            let diagnostic =
-                Diagnostic::error(0, 0, format!("cannot read the file: {e}")).with_path(path);
+            let diagnostic = skillkit_parser::cannot_read(path, &e);
             let stamp = Stamp::of(path)?;
             return Some(failed(stamp, read_at, diagnostic));
         }
