@@ -495,3 +495,51 @@ async fn skipped_skills_and_folders_are_reported() {
         }
     }
 }
+
+/// `Local::discover` looks from the project folder up to the repository root
+/// (the folder holding `.git`), nearest first, `.agents/skills` before
+/// `.claude/skills` at each level; nothing above the root. Outside a
+/// repository, only the folder itself.
+#[tokio::test(flavor = "multi_thread")]
+async fn discover_walks_up_to_the_repository_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let repo = root.join("repo");
+    let project = repo.join("a/b");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    for folder in [
+        root.join(".agents/skills"),
+        repo.join(".claude/skills"),
+        repo.join(".agents/skills"),
+        repo.join("a/.claude/skills"),
+        project.join(".agents/skills"),
+    ] {
+        std::fs::create_dir_all(folder).unwrap();
+    }
+    let found = |project: &std::path::Path| -> Vec<std::path::PathBuf> {
+        Local::discover(project)
+            .iter()
+            .map(|local| local.dir().to_path_buf())
+            .filter(|dir| dir.starts_with(&root))
+            .collect()
+    };
+    assert_eq!(
+        found(&project),
+        [
+            project.join(".agents/skills"),
+            repo.join("a/.claude/skills"),
+            repo.join(".agents/skills"),
+            repo.join(".claude/skills"),
+        ]
+    );
+    std::fs::remove_dir(repo.join(".git")).unwrap();
+    assert_eq!(found(&project), [project.join(".agents/skills")]);
+    let searched = Local::discovery_folders(&project);
+    assert_eq!(
+        searched[..2],
+        [
+            project.join(".agents/skills"),
+            project.join(".claude/skills")
+        ]
+    );
+}

@@ -105,11 +105,13 @@ enum Command {
     },
     /// Load each PATH as a kit and print its kits, skills, agents and diagnostics.
     ///
-    /// Without PATH: the standard locations, as agents look for them: this
-    /// folder's `.agents/skills/` and `.claude/skills/`, then `~/.agents/skills/`
-    /// and `~/.claude/skills/` (a project skill shadows a user skill of the same
-    /// name), then the kits imported from GitHub. Exit 0: listed; 2: a PATH
-    /// cannot be read.
+    /// Without PATH: the standard locations, as agents look for them:
+    /// `.agents/skills/` and `.claude/skills/` in this folder and each folder
+    /// above it up to the repository root (the one holding `.git`), nearest
+    /// first, then `~/.agents/skills/` and `~/.claude/skills/` (a nearer skill
+    /// shadows a farther one of the same name), then the kits imported from
+    /// GitHub; the folders searched are printed on stderr. Exit 0: listed; 2:
+    /// a PATH cannot be read.
     List {
         /// Kit directories (none: the standard locations and imported kits).
         paths: Vec<PathBuf>,
