@@ -543,3 +543,52 @@ async fn discover_walks_up_to_the_repository_root() {
         ]
     );
 }
+
+/// A folder left out appearing while no skill file changed still shows on
+/// the next query (the kit is not served from before), and is logged; a kit
+/// folder of `Local::each` whose name is not UTF-8 is logged too.
+#[cfg(unix)]
+#[test]
+fn what_is_skipped_shows_at_once_and_is_logged() {
+    use std::os::unix::ffi::OsStrExt;
+    let buffer = skillkit_tests::Logs::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    write(kit.join("skills/ok/SKILL.md"), skill_md("ok", "Ok.", ""));
+    // Old enough to be trusted: the next query does not read it again.
+    age(&kit.join("skills/ok/SKILL.md"), Duration::from_secs(3600));
+    let local = Local::new(&kit);
+    assert!(local.load().unwrap()[0].diagnostics.is_empty());
+    let odd = kit
+        .join("skills")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    write(odd.join("SKILL.md"), skill_md("cafe", "Cafe.", ""));
+    let kits = local.load().unwrap();
+    let shown = odd.to_string_lossy().into_owned();
+    assert!(
+        kits[0]
+            .diagnostics
+            .iter()
+            .any(|d| d.path.as_deref() == Some(std::path::Path::new(&shown))),
+        "{:?}",
+        kits[0].diagnostics
+    );
+    let log = buffer.text();
+    assert!(log.contains("its name is not UTF-8"), "{log}");
+    assert!(log.contains(&shown), "{log}");
+
+    let each = dir.path().join("kits");
+    write(each.join("fine/a/SKILL.md"), skill_md("a", "A.", ""));
+    let odd_kit = each.join(std::ffi::OsStr::from_bytes(b"k\xff"));
+    write(odd_kit.join("b/SKILL.md"), skill_md("b", "B.", ""));
+    let kits = Local::each(&each).load().unwrap();
+    assert_eq!(kits.len(), 1);
+    let log = buffer.text();
+    assert!(log.contains(&*odd_kit.to_string_lossy()), "{log}");
+}

@@ -476,16 +476,33 @@ pub fn kit_name(root: &Path) -> Option<String> {
 /// assert_eq!(kits, [dir.path().join("a"), dir.path().join("b")]);
 /// ```
 pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    kit_dirs_and_skipped(dir).map(|(dirs, _)| dirs)
+}
+
+/// [`kit_dirs`], with a warning naming each child folder left out because
+/// its name is not UTF-8 (so a caller can say what it skipped).
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(dir.path().join("a")).unwrap();
+/// let (kits, skipped) = skillkit_parser::layout::kit_dirs_and_skipped(dir.path()).unwrap();
+/// assert_eq!((kits.len(), skipped.len()), (1, 0));
+/// ```
+pub fn kit_dirs_and_skipped(dir: &Path) -> io::Result<(Vec<PathBuf>, Vec<Diagnostic>)> {
     let (listing, _, _) = Listing::open(dir, None)?;
-    let mut dirs: Vec<PathBuf> = listing
-        .iter()
-        .filter(|(name, _)| !name.starts_with('.'))
-        .map(|(name, kind)| (dir.join(name), kind))
-        .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
-        .map(|(path, _)| path)
-        .collect();
+    let mut dirs = Vec::new();
+    let mut skipped = Vec::new();
+    for (name, kind) in listing.iter().filter(|(name, _)| !name.starts_with('.')) {
+        let path = dir.join(name);
+        if kind == Kind::NotUtf8 {
+            let message = "kit folder skipped: its name is not UTF-8; rename it to load its skills";
+            skipped.push(Diagnostic::warning(0, 0, message).with_path(path));
+        } else if resolve(kind, &path, dir) == Some(true) {
+            dirs.push(path);
+        }
+    }
     dirs.sort();
-    Ok(dirs)
+    Ok((dirs, skipped))
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ use crate::skill::{Metadata, Skill};
 #[derive(Default)]
 pub(super) struct Cache {
     pub(super) kits: HashMap<PathBuf, KitCache>,
+    /// The kit folders [`Local::each`](super::Local::each) left out last
+    /// time (logged when they change).
+    pub(super) skipped: Vec<Diagnostic>,
 }
 
 /// One kit directory: its directory listings, its files and the kit last

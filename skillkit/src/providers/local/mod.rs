@@ -268,7 +268,15 @@ impl Local {
         }
         let mut previous = std::mem::take(&mut cache.kits);
         let mut jobs = Vec::new();
-        for dir in layout::kit_dirs(&inner.dir).map_err(io)? {
+        let (dirs, skipped) = layout::kit_dirs_and_skipped(&inner.dir).map_err(io)?;
+        if skipped != cache.skipped {
+            for warning in &skipped {
+                let path = warning.path.as_ref().map(|p| p.display().to_string());
+                tracing::warn!(provider = %inner.label, path, "{}", warning.message);
+            }
+            cache.skipped = skipped;
+        }
+        for dir in dirs {
             if let Some(name) = layout::kit_name(&dir) {
                 let kit_cache = previous.remove(&dir).unwrap_or_default();
                 jobs.push((dir, name, kit_cache));
