@@ -52,6 +52,8 @@ fn special_files_named_like_skill_files_are_reported_not_read() {
     std::fs::create_dir_all(kit.join("skills/device")).unwrap();
     std::os::unix::fs::symlink("/dev/null", kit.join("skills/device/SKILL.md")).unwrap();
     std::fs::create_dir_all(kit.join("skills/folder/SKILL.md")).unwrap();
+    std::fs::create_dir_all(kit.join("skills/dangling")).unwrap();
+    std::os::unix::fs::symlink("../gone.md", kit.join("skills/dangling/SKILL.md")).unwrap();
 
     let local = Local::new(&kit);
     let kits = within_a_minute("Local::load", move || local.load()).expect("the kit loads");
@@ -59,6 +61,18 @@ fn special_files_named_like_skill_files_are_reported_not_read() {
     let names: Vec<&str> = kit_found.skills.iter().map(|s| s.name.as_ref()).collect();
     assert_eq!(names, ["k:good"]);
     assert!(kit_found.agent.is_none() && kit_found.agents.is_empty());
+    let said_here = |file: &str, what: &str| {
+        let found = kit_found
+            .diagnostics
+            .iter()
+            .find(|d| d.path.as_deref() == Some(kit.join(file).as_path()))
+            .unwrap_or_else(|| panic!("no diagnostic for {file}: {:?}", kit_found.diagnostics));
+        assert!(found.message.contains(what), "{found}");
+    };
+    said_here(
+        "skills/dangling/SKILL.md",
+        "is a link to a file that does not exist",
+    );
     let said = |file: &str, what: &str| {
         let found = kit_found
             .diagnostics

@@ -30,6 +30,9 @@ pub struct NotAFile {
     what: &'static str,
 }
 
+/// What [`NotAFile`] says of a link whose target does not exist.
+const DANGLING: &str = "a link to a file that does not exist";
+
 impl NotAFile {
     /// What `file_type` is, when it is not a regular file.
     fn of(file_type: std::fs::FileType) -> Option<NotAFile> {
@@ -56,7 +59,8 @@ impl NotAFile {
     }
 
     /// What the path is: `"a directory"`, `"a FIFO (named pipe)"`, `"a
-    /// socket"`, `"a device"` or `"a special file"`.
+    /// socket"`, `"a device"`, `"a special file"` or `"a link to a file that
+    /// does not exist"`.
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
@@ -71,7 +75,10 @@ impl NotAFile {
 
 impl fmt::Display for NotAFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "is {}, not a file", self.what)
+        match self.what {
+            DANGLING => write!(f, "is {DANGLING}"),
+            what => write!(f, "is {what}, not a file"),
+        }
     }
 }
 
@@ -81,8 +88,10 @@ impl std::error::Error for NotAFile {}
 /// not wait for a writer, and anything but a regular file (checked on the
 /// opened handle, so a file swapped meanwhile cannot slip through) is an
 /// error of kind [`InvalidInput`](io::ErrorKind::InvalidInput) holding a
-/// [`NotAFile`] that says what it is. Returns the file and its metadata (the
-/// handle's). [`cannot_read`] turns an error into a diagnostic.
+/// [`NotAFile`] that says what it is; so is a link whose target does not
+/// exist (only a path that is not there at all is
+/// [`NotFound`](io::ErrorKind::NotFound)). Returns the file and its metadata
+/// (the handle's). [`cannot_read`] turns an error into a diagnostic.
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap();
@@ -103,7 +112,14 @@ pub fn open_file(path: &Path) -> io::Result<(File, Metadata)> {
                 .and_then(|meta| NotAFile::of(meta.file_type()))
                 .map_or(e, not_a_file));
         }
-        Err(e) => return Err(e),
+        // A link to nothing is there, and said; a path that is not is not.
+        Err(e) => {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            return Err(match link {
+                true => not_a_file(NotAFile { what: DANGLING }),
+                false => e,
+            });
+        }
     };
     let meta = file.metadata()?;
     match NotAFile::of(meta.file_type()) {
@@ -176,5 +192,10 @@ mod tests {
         }
         let gone = open_file(&dir.path().join("gone")).unwrap_err();
         assert_eq!(gone.kind(), io::ErrorKind::NotFound);
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink("gone", &dangling).unwrap();
+        let err = open_file(&dangling).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(err.to_string(), "is a link to a file that does not exist");
     }
 }

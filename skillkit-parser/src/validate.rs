@@ -36,7 +36,7 @@ pub const MAX_COMPATIBILITY_CHARS: usize = 500;
 
 /// The skill file in `dir`: `SKILL.md`, or `skill.md` as the reference validator
 /// also accepts. Whatever has the name counts (reading it then says when it is
-/// a directory or a FIFO rather than a file).
+/// a directory, a FIFO or a link to nothing rather than a file).
 ///
 /// ```
 /// assert_eq!(skillkit_parser::validate::find_skill_file("/nowhere".as_ref()), None);
@@ -45,7 +45,7 @@ pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
     [SKILL_FILE, "skill.md"]
         .into_iter()
         .map(|name| dir.join(name))
-        .find(|path| path.exists())
+        .find(|path| path.symlink_metadata().is_ok())
 }
 
 /// Every problem of the skill directory `dir` (empty when it is valid). Each

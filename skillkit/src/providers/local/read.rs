@@ -102,7 +102,9 @@ fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedF
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
             let diagnostic = skillkit_parser::cannot_read(path, &e);
-            let stamp = Stamp::of(path)?;
+            // A link to nothing has no stamp of its target: its own.
+            let link = || std::fs::symlink_metadata(path).ok();
+            let stamp = Stamp::of(path).or_else(|| link().map(|m| Stamp::from_metadata(&m)))?;
             return Some(failed(stamp, read_at, diagnostic));
         }
     };
