@@ -39,22 +39,10 @@ impl NotAFile {
         if file_type.is_file() {
             return None;
         }
-        let mut what = if file_type.is_dir() {
-            "a directory"
-        } else {
-            "a special file"
+        let what = match file_type.is_dir() {
+            true => "a directory",
+            false => special(file_type),
         };
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if file_type.is_fifo() {
-                what = "a FIFO (named pipe)";
-            } else if file_type.is_socket() {
-                what = "a socket";
-            } else if file_type.is_char_device() || file_type.is_block_device() {
-                what = "a device";
-            }
-        }
         Some(NotAFile { what })
     }
 
@@ -71,6 +59,26 @@ impl NotAFile {
     pub fn what(&self) -> &'static str {
         self.what
     }
+}
+
+/// What a file that is neither a regular file nor a directory is.
+#[cfg(unix)]
+fn special(file_type: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special(_: std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 impl fmt::Display for NotAFile {
