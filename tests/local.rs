@@ -414,3 +414,181 @@ async fn bodies_are_read_when_asked_for_fresh_from_the_file() {
     assert_eq!(err.path(), path.as_path());
     assert!(err.to_string().contains("query the catalog again"), "{err}");
 }
+
+/// Sets the mtime of every folder under `dir` (and `dir`) an hour back, so a
+/// scanner trusts their listings and does not read them again.
+fn age_folders(dir: &std::path::Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            age_folders(&entry.path());
+        }
+    }
+    age(dir, Duration::from_secs(3600));
+}
+
+/// What the walk leaves out is said, naming the path: a skill deeper than the
+/// depth limit (found, reported, not loaded) and a folder whose name is not
+/// UTF-8. Both stay said when the kit is built again from folders that are not
+/// read again.
+#[tokio::test(flavor = "multi_thread")]
+async fn skipped_skills_and_folders_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    write(kit.join("skills/ok/SKILL.md"), skill_md("ok", "Ok.", ""));
+    let limit = skillkit::parser::layout::MAX_DEPTH;
+    // The deepest skill loaded, and one folder deeper than that.
+    let mut deepest = kit.clone();
+    for i in 0..limit {
+        deepest.push(format!("d{i}"));
+    }
+    write(
+        deepest.join("SKILL.md"),
+        skill_md("deepest", "Deepest.", ""),
+    );
+    let too_deep = deepest.join("under");
+    write(too_deep.join("SKILL.md"), skill_md("deep", "Deep.", ""));
+    #[cfg(unix)]
+    let odd = {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = kit
+            .join("skills")
+            .join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+        write(odd.join("SKILL.md"), skill_md("cafe", "Cafe.", ""));
+        odd
+    };
+    age_folders(&kit);
+    let local = Local::new(&kit);
+    for query in 0..2 {
+        if query == 1 {
+            // Only a file changes: the kit is built again, its folders are not read again.
+            write(
+                kit.join("skills/ok/SKILL.md"),
+                skill_md("ok", "Ok again.", ""),
+            );
+        }
+        let kits = local.list_kits().await.unwrap();
+        let names: Vec<&str> = kits[0].skills.iter().map(|s| s.name.as_ref()).collect();
+        assert_eq!(names, ["k:deepest", "k:ok"], "query {query}");
+        assert_eq!(kits[0].skills[1].description.len(), [3, 9][query]);
+        let diagnostics = &kits[0].diagnostics;
+        let deep = diagnostics
+            .iter()
+            .find(|d| d.path.as_deref() == Some(too_deep.join("SKILL.md").as_path()))
+            .unwrap_or_else(|| panic!("query {query}: deep skill not reported: {diagnostics:?}"));
+        assert!(!deep.is_error(), "a warning: {deep}");
+        assert!(
+            deep.message
+                .contains(&format!("deeper than {limit} folders")),
+            "{deep}"
+        );
+        #[cfg(unix)]
+        {
+            let odd_shown = std::path::PathBuf::from(odd.to_string_lossy().into_owned());
+            let found = diagnostics
+                .iter()
+                .find(|d| d.path.as_deref() == Some(odd_shown.as_path()))
+                .unwrap_or_else(|| {
+                    panic!("query {query}: non-UTF-8 folder not reported: {diagnostics:?}")
+                });
+            assert!(found.message.contains("not UTF-8"), "{found}");
+        }
+    }
+}
+
+/// `Local::discover` looks from the project folder up to the repository root
+/// (the folder holding `.git`), nearest first, `.agents/skills` before
+/// `.claude/skills` at each level; nothing above the root. Outside a
+/// repository, only the folder itself.
+#[tokio::test(flavor = "multi_thread")]
+async fn discover_walks_up_to_the_repository_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let repo = root.join("repo");
+    let project = repo.join("a/b");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    for folder in [
+        root.join(".agents/skills"),
+        repo.join(".claude/skills"),
+        repo.join(".agents/skills"),
+        repo.join("a/.claude/skills"),
+        project.join(".agents/skills"),
+    ] {
+        std::fs::create_dir_all(folder).unwrap();
+    }
+    let found = |project: &std::path::Path| -> Vec<std::path::PathBuf> {
+        Local::discover(project)
+            .iter()
+            .map(|local| local.dir().to_path_buf())
+            .filter(|dir| dir.starts_with(&root))
+            .collect()
+    };
+    assert_eq!(
+        found(&project),
+        [
+            project.join(".agents/skills"),
+            repo.join("a/.claude/skills"),
+            repo.join(".agents/skills"),
+            repo.join(".claude/skills"),
+        ]
+    );
+    std::fs::remove_dir(repo.join(".git")).unwrap();
+    assert_eq!(found(&project), [project.join(".agents/skills")]);
+    let searched = Local::discovery_folders(&project);
+    assert_eq!(
+        searched[..2],
+        [
+            project.join(".agents/skills"),
+            project.join(".claude/skills")
+        ]
+    );
+}
+
+/// A folder left out appearing while no skill file changed still shows on
+/// the next query (the kit is not served from before), and is logged; a kit
+/// folder of `Local::each` whose name is not UTF-8 is logged too.
+#[cfg(unix)]
+#[test]
+fn what_is_skipped_shows_at_once_and_is_logged() {
+    use std::os::unix::ffi::OsStrExt;
+    let buffer = skillkit_tests::Logs::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    write(kit.join("skills/ok/SKILL.md"), skill_md("ok", "Ok.", ""));
+    // Old enough to be trusted: the next query does not read it again.
+    age(&kit.join("skills/ok/SKILL.md"), Duration::from_secs(3600));
+    let local = Local::new(&kit);
+    assert!(local.load().unwrap()[0].diagnostics.is_empty());
+    let odd = kit
+        .join("skills")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    write(odd.join("SKILL.md"), skill_md("cafe", "Cafe.", ""));
+    let kits = local.load().unwrap();
+    let shown = odd.to_string_lossy().into_owned();
+    assert!(
+        kits[0]
+            .diagnostics
+            .iter()
+            .any(|d| d.path.as_deref() == Some(std::path::Path::new(&shown))),
+        "{:?}",
+        kits[0].diagnostics
+    );
+    let log = buffer.text();
+    assert!(log.contains("its name is not UTF-8"), "{log}");
+    assert!(log.contains(&shown), "{log}");
+
+    let each = dir.path().join("kits");
+    write(each.join("fine/a/SKILL.md"), skill_md("a", "A.", ""));
+    let odd_kit = each.join(std::ffi::OsStr::from_bytes(b"k\xff"));
+    write(odd_kit.join("b/SKILL.md"), skill_md("b", "B.", ""));
+    let kits = Local::each(&each).load().unwrap();
+    assert_eq!(kits.len(), 1);
+    let log = buffer.text();
+    assert!(log.contains(&*odd_kit.to_string_lossy()), "{log}");
+}

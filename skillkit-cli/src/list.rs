@@ -29,6 +29,21 @@ pub fn load(
 /// `skillkit list [PATH...]`.
 pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result<(), Failure> {
     let snapshot = load(global, paths, each, json)?;
+    let searched = match paths.is_empty() {
+        true => sources::searched()?,
+        false => Vec::new(),
+    };
+    if !json && !searched.is_empty() {
+        err!("searched for skills, nearest first (give a PATH to list another folder):");
+        for folder in &searched {
+            let absent = if folder.is_dir() {
+                ""
+            } else {
+                "  (none there)"
+            };
+            err!("  {}{absent}", folder.display());
+        }
+    }
     if json {
         let kits: Vec<_> = snapshot
             .kits()
@@ -51,7 +66,11 @@ pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result
             .iter()
             .map(ToString::to_string)
             .collect();
-        let out = json!({"kits": kits, "diagnostics": diagnostics});
+        let mut out = json!({"kits": kits, "diagnostics": diagnostics});
+        if !searched.is_empty() {
+            let searched: Vec<String> = searched.iter().map(|p| p.display().to_string()).collect();
+            out["searched"] = json!(searched);
+        }
         out!("{}", crate::output::json(&out, true).unwrap_or_default());
     } else {
         for kit in snapshot.kits() {

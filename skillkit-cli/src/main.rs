@@ -98,8 +98,10 @@ enum Command {
     ///
     /// PATH is a skill directory, a SKILL.md, or any directory searched
     /// recursively for SKILL.md files. Exit 0: all valid; 1: any invalid;
-    /// 2: usage or I/O error (a PATH, a folder or a SKILL.md that cannot be
-    /// read; the skills that could be read are still reported).
+    /// 2: usage or I/O error (a PATH or a SKILL.md that cannot be read: a
+    /// folder, a FIFO, a link to nothing; the skills that could be read are
+    /// still reported). What the search skipped (a folder it cannot read, a
+    /// skill deeper than 8 folders) is a warning on stderr.
     Validate {
         /// Skill directories, SKILL.md files or directories to search.
         #[arg(required = true)]
@@ -110,11 +112,13 @@ enum Command {
     },
     /// Load each PATH as a kit and print its kits, skills, agents and diagnostics.
     ///
-    /// Without PATH: the standard locations, as agents look for them: this
-    /// folder's `.agents/skills/` and `.claude/skills/`, then `~/.agents/skills/`
-    /// and `~/.claude/skills/` (a project skill shadows a user skill of the same
-    /// name), then the kits imported from GitHub. Exit 0: listed; 2: a PATH
-    /// cannot be read.
+    /// Without PATH: the standard locations, as agents look for them:
+    /// `.agents/skills/` and `.claude/skills/` in this folder and each folder
+    /// above it up to the repository root (the one holding `.git`), nearest
+    /// first, then `~/.agents/skills/` and `~/.claude/skills/` (a nearer skill
+    /// shadows a farther one of the same name), then the kits imported from
+    /// GitHub; the folders searched are printed on stderr. Exit 0: listed; 2:
+    /// a PATH cannot be read.
     List {
         /// Kit directories (none: the standard locations and imported kits).
         paths: Vec<PathBuf>,

@@ -59,14 +59,13 @@ pub fn github(global: &Global) -> Result<GitHub, Failure> {
 }
 
 /// A catalog of each PATH as a kit (or, with `each`, every child folder of
-/// it as a kit); without PATH, the standard locations and the imported kits.
+/// it as a kit); without PATH, the standard locations (from the working
+/// directory up to its repository root, then the user's) and the imported kits.
 pub fn catalog(global: &Global, paths: &[PathBuf], each: bool) -> Result<CatalogBuilder, Failure> {
     let mut builder = skillkit::Catalog::builder();
     if paths.is_empty() {
-        let here = std::env::current_dir()
-            .map_err(|e| Failure::io(format!("cannot read the current folder: {e}")))?;
         builder = builder
-            .providers(Local::discover(here))
+            .providers(Local::discover(here()?))
             .provider(github(global)?);
     }
     for path in paths {
@@ -77,4 +76,14 @@ pub fn catalog(global: &Global, paths: &[PathBuf], each: bool) -> Result<Catalog
         });
     }
     Ok(builder)
+}
+
+/// The folders searched for skills when no PATH is given, nearest first
+/// (`Local::discovery_folders` of the working directory).
+pub fn searched() -> Result<Vec<PathBuf>, Failure> {
+    Ok(Local::discovery_folders(here()?))
+}
+
+fn here() -> Result<PathBuf, Failure> {
+    std::env::current_dir().map_err(|e| Failure::io(format!("cannot read the current folder: {e}")))
 }

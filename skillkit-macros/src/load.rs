@@ -236,6 +236,43 @@ mod tests {
         );
     }
 
+    /// A FIFO named `SKILL.md` is a compile error saying what it is, not a
+    /// build that never ends (the load runs on a thread of its own, so a
+    /// read that blocks fails this test instead of hanging it).
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        write(
+            &root,
+            "kit/a/SKILL.md",
+            "---\nname: a\ndescription: d\n---\n",
+        );
+        std::fs::create_dir_all(root.join("kit/b")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join("kit/b/SKILL.md"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(load(&root, "kit", "k").err().unwrap());
+        });
+        let errors = receive
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the load blocked on a FIFO");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].path.as_deref(), Some(Path::new("kit/b/SKILL.md")));
+        assert!(
+            errors[0]
+                .message
+                .starts_with("is a FIFO (named pipe), not a file"),
+            "{}",
+            errors[0]
+        );
+    }
+
     #[test]
     fn sub_agents_are_qualified_and_the_root_agent_is_not() {
         let dir = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@
 //! ```text
 //! my_kit/                 <- kit "my_kit"
 //!   AGENT.md              <- root agent (optional)
-//!   skills/read/SKILL.md  <- a skill (any depth below the kit)
+//!   skills/read/SKILL.md  <- a skill (up to MAX_DEPTH folders below the kit)
 //!   agents/summarize.md   <- a sub-agent
 //! ```
 //! A directory that directly holds skill folders (`<dir>/<skill>/SKILL.md`) and a
@@ -60,8 +60,16 @@ pub fn is_skipped(name: &str) -> bool {
 /// The folder of sub-agent files inside a kit.
 pub const AGENTS_DIR: &str = "agents";
 
-/// How deep below the kit root `SKILL.md` files are looked for.
+/// How many folders below the kit root skills are loaded from:
+/// `<kit>/1/2/3/4/5/6/7/8/SKILL.md` is the deepest. A `SKILL.md` deeper than
+/// that is not loaded, and the scan says so, naming it: below this depth the
+/// walk goes on through real folders (not links, which could loop) only to
+/// find and report such files, down to [`MAX_SEARCH_DEPTH`].
 pub const MAX_DEPTH: usize = 8;
+
+/// How many folders below the kit root a scan looks, to report skills deeper
+/// than [`MAX_DEPTH`]; a folder deeper still is reported as not searched.
+pub const MAX_SEARCH_DEPTH: usize = 4 * MAX_DEPTH;
 
 /// A file or directory changed this close to the moment it was read is read
 /// again next time: its stamp cannot prove a later change would alter it (git's
@@ -324,38 +332,78 @@ impl Walk<'_> {
     }
 
     /// Walks the entries of `dir`, open as `handle` when it was read now
-    /// (a remembered listing has none: its children open by path).
+    /// (a remembered listing has none: its children open by path), `depth`
+    /// folders below the kit root.
+    ///
+    /// Whatever is named like a kit file (`SKILL.md`, the root's `AGENT.md`,
+    /// `agents/*.md`) is listed as one, whatever it is: the reader refuses a
+    /// directory or a FIFO of that name on its handle, saying what it is.
     fn walk(&mut self, listing: &Listing, dir: &Path, handle: Option<&Handle>, depth: usize) {
         for (name, kind) in listing.iter() {
             let path = dir.join(name);
-            let Some(is_dir) = resolve(kind, &path, dir) else {
+            if kind == Kind::NotUtf8 {
+                self.warn(
+                    path,
+                    "skipped: its name is not UTF-8; rename it to load what it holds",
+                );
                 continue;
-            };
-            let parent = handle.map(|handle| (handle, name));
-            if !is_dir {
-                if name == SKILL_FILE {
+            }
+            if name == SKILL_FILE {
+                if depth > MAX_DEPTH {
+                    self.warn(path, format!(
+                        "skill not loaded: it is deeper than {MAX_DEPTH} folders below the kit; move its folder up"
+                    ));
+                } else {
                     (self.on_file)(&path);
                     self.layout.skills.push(path);
-                } else if depth == 0 && name == AGENT_FILE {
-                    (self.on_file)(&path);
-                    self.layout.agent = Some(path);
                 }
-            } else if depth == 0 && name == AGENTS_DIR {
-                if let Some((agents, _)) = self.child(&path, parent) {
-                    for (name, kind) in agents.iter() {
-                        let file = path.join(name);
-                        if name.ends_with(".md") && resolve(kind, &file, &path) == Some(false) {
-                            (self.on_file)(&file);
-                            self.layout.agents.push(file);
-                        }
-                    }
-                }
-            } else if depth < MAX_DEPTH
-                && let Some((children, handle)) = self.child(&path, parent)
-            {
+                continue;
+            }
+            if depth == 0 && name == AGENT_FILE {
+                (self.on_file)(&path);
+                self.layout.agent = Some(path);
+                continue;
+            }
+            if resolve(kind, &path, dir) != Some(true) {
+                continue;
+            }
+            let parent = handle.map(|handle| (handle, name));
+            if depth == 0 && name == AGENTS_DIR {
+                self.agents(&path, parent);
+            } else if depth >= MAX_DEPTH && kind == Kind::Symlink {
+                self.warn(path, format!(
+                    "link not followed: it is deeper than {MAX_DEPTH} folders below the kit, where skills are not loaded"
+                ));
+            } else if depth >= MAX_SEARCH_DEPTH {
+                self.warn(path, format!(
+                    "folder not searched: it is deeper than {MAX_SEARCH_DEPTH} folders below the kit"
+                ));
+            } else if let Some((children, handle)) = self.child(&path, parent) {
                 self.walk(&children, &path, handle.as_ref(), depth + 1);
             }
         }
+    }
+
+    /// Lists the sub-agent files of the kit's `agents` folder at `path`.
+    fn agents(&mut self, path: &Path, parent: Option<(&Handle, &str)>) {
+        let Some((agents, _)) = self.child(path, parent) else {
+            return;
+        };
+        for (name, kind) in agents.iter() {
+            let file = path.join(name);
+            if kind == Kind::NotUtf8 {
+                self.warn(file, "skipped: its name is not UTF-8; rename it to load it");
+            } else if name.ends_with(".md") {
+                (self.on_file)(&file);
+                self.layout.agents.push(file);
+            }
+        }
+    }
+
+    /// Says that `path` was left out, and why.
+    fn warn(&mut self, path: PathBuf, message: impl Into<String>) {
+        let warning = Diagnostic::warning(0, 0, message).with_path(path);
+        self.layout.diagnostics.push(warning);
     }
 }
 
@@ -364,12 +412,13 @@ fn unreadable(path: &Path, err: &io::Error) -> Diagnostic {
 }
 
 /// Whether an entry of kind `kind` at `path` is a directory, following
-/// symlinks; `None` for entries to skip: vanished ones and symlinks that loop
-/// back to an ancestor.
+/// symlinks; `None` for entries to skip: vanished ones, names that are not
+/// UTF-8 and symlinks that loop back to an ancestor.
 fn resolve(kind: Kind, path: &Path, parent: &Path) -> Option<bool> {
     match kind {
         Kind::File => Some(false),
         Kind::Dir => Some(true),
+        Kind::NotUtf8 => None,
         Kind::Symlink => {
             let meta = fs::metadata(path).ok()?;
             if meta.is_dir() {
@@ -427,16 +476,33 @@ pub fn kit_name(root: &Path) -> Option<String> {
 /// assert_eq!(kits, [dir.path().join("a"), dir.path().join("b")]);
 /// ```
 pub fn kit_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    kit_dirs_and_skipped(dir).map(|(dirs, _)| dirs)
+}
+
+/// [`kit_dirs`], with a warning naming each child folder left out because
+/// its name is not UTF-8 (so a caller can say what it skipped).
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(dir.path().join("a")).unwrap();
+/// let (kits, skipped) = skillkit_parser::layout::kit_dirs_and_skipped(dir.path()).unwrap();
+/// assert_eq!((kits.len(), skipped.len()), (1, 0));
+/// ```
+pub fn kit_dirs_and_skipped(dir: &Path) -> io::Result<(Vec<PathBuf>, Vec<Diagnostic>)> {
     let (listing, _, _) = Listing::open(dir, None)?;
-    let mut dirs: Vec<PathBuf> = listing
-        .iter()
-        .filter(|(name, _)| !name.starts_with('.'))
-        .map(|(name, kind)| (dir.join(name), kind))
-        .filter(|(path, kind)| resolve(*kind, path, dir) == Some(true))
-        .map(|(path, _)| path)
-        .collect();
+    let mut dirs = Vec::new();
+    let mut skipped = Vec::new();
+    for (name, kind) in listing.iter().filter(|(name, _)| !name.starts_with('.')) {
+        let path = dir.join(name);
+        if kind == Kind::NotUtf8 {
+            let message = "kit folder skipped: its name is not UTF-8; rename it to load its skills";
+            skipped.push(Diagnostic::warning(0, 0, message).with_path(path));
+        } else if resolve(kind, &path, dir) == Some(true) {
+            dirs.push(path);
+        }
+    }
     dirs.sort();
-    Ok(dirs)
+    Ok((dirs, skipped))
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub mod frontmatter;
 pub mod kit;
 pub mod layout;
 pub mod name;
+mod open;
 pub mod skill;
 pub mod validate;
 mod yaml;
@@ -39,34 +40,39 @@ use std::path::Path;
 pub use agent::{AGENT_FILE, AgentDocument};
 pub use diagnostic::{Diagnostic, Severity};
 pub use layout::KitLayout;
+pub use open::{NotAFile, cannot_read, open_file};
 pub use skill::{SKILL_FILE, SkillDocument};
 
 /// The largest skill or agent file read, in bytes (64 MiB). A bigger file is a
 /// diagnostic, not an out-of-memory.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// Reads a skill or agent file, refusing files over [`MAX_FILE_BYTES`]. Errors
-/// are diagnostics naming the file.
+/// Reads a skill or agent file, refusing files over [`MAX_FILE_BYTES`] and
+/// anything but a regular file (opened with [`open_file`], so a FIFO named
+/// `SKILL.md` never blocks). Errors are diagnostics naming the file.
 ///
 /// ```
 /// let err = skillkit_parser::read_file("/no/such/SKILL.md".as_ref()).unwrap_err();
 /// assert!(err.message.contains("cannot read"));
+/// # let dir = tempfile::tempdir().unwrap();
+/// let err = skillkit_parser::read_file(dir.path()).unwrap_err();
+/// assert!(err.message.starts_with("is a directory, not a file"));
 /// ```
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Diagnostic> {
-    let file = std::fs::File::open(path).map_err(|e| cannot_read(path, &e))?;
-    let len = file.metadata().map_or(0, |m| m.len());
-    read_open_file(file, len, path)
+    let (file, meta) = open_file(path).map_err(|e| cannot_read(path, &e))?;
+    read_open_file(file, meta.len(), path)
 }
 
 /// Reads an already opened skill or agent file of (expected) length `len`
-/// (at `path`, for diagnostics), refusing files over [`MAX_FILE_BYTES`].
+/// (at `path`, for diagnostics), refusing files over [`MAX_FILE_BYTES`]. Open
+/// it with [`open_file`], which never blocks and refuses what is not a file.
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("SKILL.md");
 /// std::fs::write(&path, "---\nname: a\n---\n").unwrap();
-/// let file = std::fs::File::open(&path).unwrap();
-/// assert_eq!(skillkit_parser::read_open_file(file, 16, &path).unwrap().len(), 16);
+/// let (file, meta) = skillkit_parser::open_file(&path).unwrap();
+/// assert_eq!(skillkit_parser::read_open_file(file, meta.len(), &path).unwrap().len(), 16);
 /// ```
 pub fn read_open_file(file: std::fs::File, len: u64, path: &Path) -> Result<Vec<u8>, Diagnostic> {
     if len > MAX_FILE_BYTES {
@@ -167,8 +173,4 @@ fn too_large(path: &Path) -> Diagnostic {
         ),
     )
     .with_path(path)
-}
-
-fn cannot_read(path: &Path, err: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(0, 0, format!("cannot read the file: {err}")).with_path(path)
 }

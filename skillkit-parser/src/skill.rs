@@ -135,13 +135,14 @@ impl SkillDocument {
     /// Reads and parses an opened `SKILL.md` of length `len` at `path`, as
     /// [`parse_file`](SkillDocument::parse_file) does, but reading the body into
     /// its own buffer so it is never copied (the fast path of the runtime).
+    /// Open it with [`open_file`](crate::open_file), which never blocks.
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("SKILL.md");
     /// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nBody\n").unwrap();
-    /// let file = std::fs::File::open(&path).unwrap();
-    /// let doc = skillkit_parser::SkillDocument::read_open(file, 35, &path).unwrap();
+    /// let (file, meta) = skillkit_parser::open_file(&path).unwrap();
+    /// let doc = skillkit_parser::SkillDocument::read_open(file, meta.len(), &path).unwrap();
     /// assert_eq!(doc.body, "Body\n");
     /// ```
     pub fn read_open(file: std::fs::File, len: u64, path: &Path) -> Result<Self, Diagnostic> {
@@ -152,14 +153,15 @@ impl SkillDocument {
     /// `len` at `path`: reading stops at the closing `---` line, so the body is
     /// never read (progressive disclosure: a catalog needs names and
     /// descriptions; [`read_body`] reads the body when the skill is activated).
-    /// The document's `body` is empty; `body_line` says where it starts.
+    /// The document's `body` is empty; `body_line` says where it starts. Open
+    /// the file with [`open_file`](crate::open_file), which never blocks.
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("SKILL.md");
     /// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nA long body\n").unwrap();
-    /// let file = std::fs::File::open(&path).unwrap();
-    /// let doc = skillkit_parser::SkillDocument::read_frontmatter(file, 41, &path).unwrap();
+    /// let (file, meta) = skillkit_parser::open_file(&path).unwrap();
+    /// let doc = skillkit_parser::SkillDocument::read_frontmatter(file, meta.len(), &path).unwrap();
     /// assert_eq!((doc.name.as_str(), doc.body.as_str(), doc.body_line), ("a", "", 5));
     /// ```
     pub fn read_frontmatter(

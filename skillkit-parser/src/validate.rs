@@ -35,7 +35,8 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 pub const MAX_COMPATIBILITY_CHARS: usize = 500;
 
 /// The skill file in `dir`: `SKILL.md`, or `skill.md` as the reference validator
-/// also accepts.
+/// also accepts. Whatever has the name counts (reading it then says when it is
+/// a directory, a FIFO or a link to nothing rather than a file).
 ///
 /// ```
 /// assert_eq!(skillkit_parser::validate::find_skill_file("/nowhere".as_ref()), None);
@@ -44,7 +45,7 @@ pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
     [SKILL_FILE, "skill.md"]
         .into_iter()
         .map(|name| dir.join(name))
-        .find(|path| path.is_file())
+        .find(|path| path.symlink_metadata().is_ok())
 }
 
 /// Every problem of the skill directory `dir` (empty when it is valid). Each

@@ -22,11 +22,16 @@ pub(super) enum Kind {
     Dir,
     /// Resolved at each walk, so a retargeted link is followed.
     Symlink,
+    /// A folder or link whose name is not UTF-8 (kept under its name made
+    /// valid, U+FFFD for each bad byte): skipped, and the walk says so.
+    NotUtf8,
 }
 
 /// The entries of a directory a walk can use: its UTF-8 named folders but
 /// skipped ones ([`is_skipped`]), links, and `*.md` files (`SKILL.md`,
-/// `AGENT.md`, sub-agents); a skill's scripts and assets are left out.
+/// `AGENT.md`, sub-agents); a skill's scripts and assets are left out. A
+/// folder or link whose name is not UTF-8 is kept as [`Kind::NotUtf8`], so
+/// every walk over the listing reports it.
 ///
 /// A scanner keeps a listing per folder, and a kit's folder lists all its
 /// skill folders, so a listing is kept small: every name in one buffer, each
@@ -135,16 +140,14 @@ impl Listing {
         let mut entries = Builder::default();
         while let Some(entry) = dir.read() {
             let entry = entry?;
-            let Ok(name) = entry.file_name().to_str() else {
-                continue;
-            };
-            if name == "." || name == ".." {
+            let raw = entry.file_name();
+            if raw == c"." || raw == c".." {
                 continue;
             }
             let file_type = match entry.file_type() {
                 // Some filesystems leave the type out of the listing.
                 FileType::Unknown => {
-                    match rustix::fs::statat(dir.fd()?, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                    match rustix::fs::statat(dir.fd()?, raw, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
                     {
                         Ok(stat) => FileType::from_raw_mode(stat.st_mode),
                         Err(_) => continue,
@@ -157,7 +160,13 @@ impl Listing {
                 FileType::Directory => Kind::Dir,
                 _ => Kind::File,
             };
-            entries.push(name, kind)?;
+            match raw.to_str() {
+                Ok(name) => entries.push(name, kind)?,
+                Err(_) if kind != Kind::File => {
+                    entries.push(&raw.to_string_lossy(), Kind::NotUtf8)?;
+                }
+                Err(_) => {}
+            }
         }
         Ok((entries.build(), stamp, Handle { dir }))
     }
@@ -172,9 +181,6 @@ impl Listing {
         let mut entries = Builder::default();
         for entry in std::fs::read_dir(path)? {
             let Ok(entry) = entry else { continue };
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
             let Ok(file_type) = entry.file_type() else {
                 continue;
             };
@@ -185,7 +191,13 @@ impl Listing {
             } else {
                 Kind::File
             };
-            entries.push(&name, kind)?;
+            match entry.file_name().into_string() {
+                Ok(name) => entries.push(&name, kind)?,
+                Err(name) if kind != Kind::File => {
+                    entries.push(&name.to_string_lossy(), Kind::NotUtf8)?;
+                }
+                Err(_) => {}
+            }
         }
         Ok((entries.build(), stamp, Handle {}))
     }

@@ -21,6 +21,9 @@ use crate::skill::{Metadata, Skill};
 #[derive(Default)]
 pub(super) struct Cache {
     pub(super) kits: HashMap<PathBuf, KitCache>,
+    /// The kit folders [`Local::each`](super::Local::each) left out last
+    /// time (logged when they change).
+    pub(super) skipped: Vec<Diagnostic>,
 }
 
 /// One kit directory: its directory listings, its files and the kit last
@@ -29,6 +32,8 @@ pub(super) struct Cache {
 pub(super) struct KitCache {
     scanner: Scanner,
     files: Files,
+    /// What the last scan left out (logged when it changes).
+    skipped: Vec<Diagnostic>,
     kit: Option<Kit>,
 }
 
@@ -167,6 +172,11 @@ pub(super) fn refresh(
         cache.scanner.scan(root)?
     };
     let mut changed = !loaded.is_empty();
+    if found.diagnostics != cache.skipped {
+        changed = true;
+        log(provider, &name, &found.diagnostics);
+        cache.skipped.clone_from(&found.diagnostics);
+    }
     store(provider, &name, loaded, &mut cache.files);
     let paths: Vec<&Path> = found.files().collect();
     let to_load: Vec<&Path> = paths
@@ -209,24 +219,29 @@ pub(super) fn refresh(
 /// read) and forgets the ones that vanished.
 fn store(provider: &str, kit: &str, loaded: Loads, files: &mut Files) {
     for file in loaded.iter().filter_map(|(_, file)| file.as_ref()) {
-        for diagnostic in file.diagnostics() {
-            let at = diagnostic.path.as_ref().map(|p| p.display().to_string());
-            let skipped = if diagnostic.is_error() {
-                "file skipped: "
-            } else {
-                ""
-            };
-            tracing::warn!(
-                provider,
-                kit,
-                path = at.as_deref(),
-                line = diagnostic.line,
-                "{skipped}{}",
-                diagnostic.message
-            );
-        }
+        log(provider, kit, file.diagnostics());
     }
     files.update(loaded);
+}
+
+/// Logs each diagnostic as a warning.
+fn log(provider: &str, kit: &str, diagnostics: &[Diagnostic]) {
+    for diagnostic in diagnostics {
+        let at = diagnostic.path.as_ref().map(|p| p.display().to_string());
+        let skipped = if diagnostic.is_error() {
+            "file skipped: "
+        } else {
+            ""
+        };
+        tracing::warn!(
+            provider,
+            kit,
+            path = at.as_deref(),
+            line = diagnostic.line,
+            "{skipped}{}",
+            diagnostic.message
+        );
+    }
 }
 
 /// Builds the kit from its loaded files.

@@ -43,7 +43,8 @@ pub const DISCOVERED_KIT: &str = "skills";
 /// * [`Local::each(dir)`](Local::each): every non-hidden child directory of
 ///   `dir` is a kit.
 /// * [`Local::discover(project)`](Local::discover): the standard locations
-///   (`.agents/skills/`, `.claude/skills/`, in the project, then the user's).
+///   (`.agents/skills/`, `.claude/skills/`, from the project folder up to its
+///   repository root, nearest first, then the user's).
 ///
 /// Files that fail to parse are skipped with a warning (logged, and kept in
 /// [`Kit::diagnostics`]); the rest of the kit loads.
@@ -106,11 +107,15 @@ impl Local {
     }
 
     /// The standard skill locations, as agents look for them, highest
-    /// priority first: the project's `.agents/skills/` and `.claude/skills/`,
-    /// then the user's `~/.agents/skills/` and `~/.claude/skills/`. Each is a
-    /// kit named [`DISCOVERED_KIT`] (`skills`), so a project skill shadows a
-    /// user skill of the same name (the catalog's warning names both files).
-    /// Only the locations that exist now are returned; register them in order:
+    /// priority first: `.agents/skills/` then `.claude/skills/` in `project`
+    /// and in each folder above it up to the repository root (the nearest
+    /// folder holding `.git`; outside a repository, `project` alone), nearest
+    /// first, then the user's `~/.agents/skills/` and `~/.claude/skills/`
+    /// ([`discovery_folders`](Local::discovery_folders) lists them all). Each
+    /// is a kit named [`DISCOVERED_KIT`] (`skills`), so a nearer skill shadows
+    /// a farther one of the same name (the catalog's warning names both
+    /// files). Only the locations that exist now are returned; register them
+    /// in order:
     ///
     /// ```
     /// # let project = tempfile::tempdir().unwrap();
@@ -120,18 +125,8 @@ impl Local {
     /// let catalog = skillkit::Catalog::builder().providers(locals).build();
     /// ```
     pub fn discover(project: impl AsRef<Path>) -> Vec<Local> {
-        let project = project.as_ref();
-        let home = dirs::home_dir();
-        let mut candidates = vec![
-            project.join(".agents/skills"),
-            project.join(".claude/skills"),
-        ];
-        if let Some(home) = &home {
-            candidates.push(home.join(".agents/skills"));
-            candidates.push(home.join(".claude/skills"));
-        }
         let mut seen = Vec::new();
-        candidates
+        Local::discovery_folders(project)
             .into_iter()
             .filter(|dir| dir.is_dir())
             .filter(|dir| {
@@ -143,6 +138,43 @@ impl Local {
             })
             .map(|dir| Local::new(dir).named(DISCOVERED_KIT))
             .collect()
+    }
+
+    /// Every folder [`Local::discover`] looks in, highest priority first,
+    /// whether it exists or not (to tell a person where skills are looked
+    /// for): `.agents/skills` and `.claude/skills` in `project` and each
+    /// folder above it up to the nearest one holding `.git` (only `project`
+    /// when none does), then in the user's home folder.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let repo = dir.path().join("repo");
+    /// std::fs::create_dir_all(repo.join(".git")).unwrap();
+    /// std::fs::create_dir_all(repo.join("app")).unwrap();
+    /// let folders = skillkit::Local::discovery_folders(repo.join("app"));
+    /// assert_eq!(folders[..4], [
+    ///     repo.join("app/.agents/skills"), repo.join("app/.claude/skills"),
+    ///     repo.join(".agents/skills"), repo.join(".claude/skills"),
+    /// ]);
+    /// ```
+    pub fn discovery_folders(project: impl AsRef<Path>) -> Vec<PathBuf> {
+        let project = project.as_ref();
+        let start = std::path::absolute(project).unwrap_or_else(|_| project.to_path_buf());
+        let levels: Vec<&Path> = match start.ancestors().position(|dir| dir.join(".git").exists()) {
+            Some(root) => start.ancestors().take(root + 1).collect(),
+            None => vec![&start],
+        };
+        let home = dirs::home_dir();
+        let mut folders: Vec<PathBuf> = Vec::new();
+        for dir in levels.into_iter().chain(home.as_deref()) {
+            for place in [".agents/skills", ".claude/skills"] {
+                let folder = dir.join(place);
+                if !folders.contains(&folder) {
+                    folders.push(folder);
+                }
+            }
+        }
+        folders
     }
 
     fn build(dir: PathBuf, each: bool) -> Self {
@@ -236,7 +268,15 @@ impl Local {
         }
         let mut previous = std::mem::take(&mut cache.kits);
         let mut jobs = Vec::new();
-        for dir in layout::kit_dirs(&inner.dir).map_err(io)? {
+        let (dirs, skipped) = layout::kit_dirs_and_skipped(&inner.dir).map_err(io)?;
+        if skipped != cache.skipped {
+            for warning in &skipped {
+                let path = warning.path.as_ref().map(|p| p.display().to_string());
+                tracing::warn!(provider = %inner.label, path, "{}", warning.message);
+            }
+            cache.skipped = skipped;
+        }
+        for dir in dirs {
             if let Some(name) = layout::kit_name(&dir) {
                 let kit_cache = previous.remove(&dir).unwrap_or_default();
                 jobs.push((dir, name, kit_cache));

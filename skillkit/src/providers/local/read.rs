@@ -95,17 +95,16 @@ pub(super) fn load_files<R: Send>(
 
 /// Reads and parses one file. `None` when the file vanished after the walk.
 fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedFile> {
-    let opened = std::fs::File::open(path).and_then(|file| {
-        let meta = file.metadata()?;
-        Ok((file, meta))
-    });
-    let (file, meta) = match opened {
+    // Never blocks: a FIFO (or anything but a regular file) named like a
+    // skill file is refused on its handle, saying what it is.
+    let (file, meta) = match skillkit_parser::open_file(path) {
         Ok(opened) => opened,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
-            let diagnostic =
-                Diagnostic::error(0, 0, format!("cannot read the file: {e}")).with_path(path);
-            let stamp = Stamp::of(path)?;
+            let diagnostic = skillkit_parser::cannot_read(path, &e);
+            // A link to nothing has no stamp of its target: its own.
+            let link = || std::fs::symlink_metadata(path).ok();
+            let stamp = Stamp::of(path).or_else(|| link().map(|m| Stamp::from_metadata(&m)))?;
             return Some(failed(stamp, read_at, diagnostic));
         }
     };

@@ -1,0 +1,209 @@
+//! Opening a skill or agent file without ever blocking: the one way every
+//! reader (providers, `validate`, the derive, a body read at activation) opens
+//! one.
+//!
+//! A cloned repository can ship a FIFO, a socket, or a link to a device named
+//! `SKILL.md`; a plain `open` of a FIFO waits for a writer forever. On Unix
+//! the file is opened with `O_NONBLOCK` (and `O_NOCTTY`), so opening cannot
+//! wait, then what was opened is checked on the handle (`fstat`), and anything
+//! but a regular file is refused, saying what it is.
+
+use std::fmt;
+use std::fs::{File, Metadata};
+use std::io;
+use std::path::Path;
+
+use crate::Diagnostic;
+
+/// The error [`open_file`] gives (inside an [`io::Error`] of kind
+/// [`InvalidInput`](io::ErrorKind::InvalidInput)) for a path that is not a
+/// regular file: what it is instead.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// let err = skillkit_parser::open_file(dir.path()).unwrap_err();
+/// let not_a_file = err.get_ref().and_then(|e| e.downcast_ref::<skillkit_parser::NotAFile>());
+/// assert_eq!(not_a_file.unwrap().to_string(), "is a directory, not a file");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotAFile {
+    what: &'static str,
+}
+
+/// What [`NotAFile`] says of a link whose target does not exist.
+const DANGLING: &str = "a link to a file that does not exist";
+
+impl NotAFile {
+    /// What `file_type` is, when it is not a regular file.
+    fn of(file_type: std::fs::FileType) -> Option<NotAFile> {
+        if file_type.is_file() {
+            return None;
+        }
+        let what = match file_type.is_dir() {
+            true => "a directory",
+            false => special(file_type),
+        };
+        Some(NotAFile { what })
+    }
+
+    /// What the path is: `"a directory"`, `"a FIFO (named pipe)"`, `"a
+    /// socket"`, `"a device"`, `"a special file"` or `"a link to a file that
+    /// does not exist"`.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let err = skillkit_parser::open_file(dir.path()).unwrap_err();
+    /// let found = err.get_ref().and_then(|e| e.downcast_ref::<skillkit_parser::NotAFile>());
+    /// assert_eq!(found.unwrap().what(), "a directory");
+    /// ```
+    pub fn what(&self) -> &'static str {
+        self.what
+    }
+}
+
+/// What a file that is neither a regular file nor a directory is.
+#[cfg(unix)]
+fn special(file_type: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special(_: std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
+impl fmt::Display for NotAFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.what {
+            DANGLING => write!(f, "is {DANGLING}"),
+            what => write!(f, "is {what}, not a file"),
+        }
+    }
+}
+
+impl std::error::Error for NotAFile {}
+
+/// Opens the file at `path` for reading, never blocking: opening a FIFO does
+/// not wait for a writer, and anything but a regular file (checked on the
+/// opened handle, so a file swapped meanwhile cannot slip through) is an
+/// error of kind [`InvalidInput`](io::ErrorKind::InvalidInput) holding a
+/// [`NotAFile`] that says what it is; so is a link whose target does not
+/// exist (only a path that is not there at all is
+/// [`NotFound`](io::ErrorKind::NotFound)). Returns the file and its metadata
+/// (the handle's). [`cannot_read`] turns an error into a diagnostic.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("SKILL.md");
+/// std::fs::write(&path, "---\nname: a\n---\n").unwrap();
+/// let (file, meta) = skillkit_parser::open_file(&path).unwrap();
+/// assert_eq!(meta.len(), 16);
+/// let err = skillkit_parser::open_file(dir.path()).unwrap_err();
+/// assert_eq!(err.to_string(), "is a directory, not a file");
+/// ```
+pub fn open_file(path: &Path) -> io::Result<(File, Metadata)> {
+    let file = match open_nonblocking(path) {
+        Ok(file) => file,
+        // A socket cannot be opened at all (ENXIO): say what it is.
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            return Err(std::fs::metadata(path)
+                .ok()
+                .and_then(|meta| NotAFile::of(meta.file_type()))
+                .map_or(e, not_a_file));
+        }
+        // A link to nothing is there, and said; a path that is not is not.
+        Err(e) => {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            return Err(match link {
+                true => not_a_file(NotAFile { what: DANGLING }),
+                false => e,
+            });
+        }
+    };
+    let meta = file.metadata()?;
+    match NotAFile::of(meta.file_type()) {
+        Some(found) => Err(not_a_file(found)),
+        None => Ok((file, meta)),
+    }
+}
+
+fn not_a_file(found: NotAFile) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, found)
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    Ok(File::from(rustix::fs::open(path, flags, Mode::empty())?))
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// The diagnostic for a skill or agent file at `path` that could not be
+/// opened or read: what it is when it is not a regular file, else the
+/// system's reason.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// let err = skillkit_parser::open_file(dir.path()).unwrap_err();
+/// let d = skillkit_parser::cannot_read(dir.path(), &err);
+/// assert!(d.message.starts_with("is a directory, not a file"));
+/// ```
+pub fn cannot_read(path: &Path, err: &io::Error) -> Diagnostic {
+    let message = match err.get_ref().and_then(|e| e.downcast_ref::<NotAFile>()) {
+        Some(found) => format!("{found}; only regular files are read"),
+        None => format!("cannot read the file: {err}"),
+    };
+    Diagnostic::error(0, 0, message).with_path(path)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_special_file_is_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        let socket = dir.path().join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        for (path, what) in [
+            (fifo.as_path(), "a FIFO (named pipe)"),
+            (socket.as_path(), "a socket"),
+            (Path::new("/dev/null"), "a device"),
+            (dir.path(), "a directory"),
+        ] {
+            let err = open_file(path).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{path:?}");
+            assert_eq!(err.to_string(), format!("is {what}, not a file"));
+        }
+        let gone = open_file(&dir.path().join("gone")).unwrap_err();
+        assert_eq!(gone.kind(), io::ErrorKind::NotFound);
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink("gone", &dangling).unwrap();
+        let err = open_file(&dangling).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(err.to_string(), "is a link to a file that does not exist");
+    }
+}

@@ -1,0 +1,137 @@
+//! A FIFO, a socket, a device or a directory named like a skill file: never
+//! read, never a hang, always reported as what it is.
+//!
+//! Its own test binary, and every call under a failure guard: a read that
+//! blocks takes a thread of `Local`'s pool with it, and would hang any other
+//! test of the same process that loads a kit.
+#![cfg(unix)]
+
+use skillkit::Local;
+use skillkit_tests::{skill_md, write};
+
+/// Runs `f` on a thread of its own and gives its answer, or fails the test if
+/// it has not answered after a minute: a read that blocks must fail this test,
+/// not hang the suite.
+fn within_a_minute<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
+    receive
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{what} blocked: a skill file must never block a reader"))
+}
+
+/// Makes a FIFO (named pipe) at `path`.
+fn mkfifo(path: &std::path::Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// A FIFO, a socket, a device and a directory named `SKILL.md` (or
+/// `AGENT.md`, or an `agents/*.md`) are each reported as what they are, never
+/// opened for a read that would block; the rest of the kit loads.
+#[test]
+fn special_files_named_like_skill_files_are_reported_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    write(
+        kit.join("skills/good/SKILL.md"),
+        skill_md("good", "Good.", "Fine."),
+    );
+    mkfifo(&kit.join("skills/fifo/SKILL.md"));
+    mkfifo(&kit.join("AGENT.md"));
+    mkfifo(&kit.join("agents/piped.md"));
+    std::fs::create_dir_all(kit.join("skills/socket")).unwrap();
+    let _socket =
+        std::os::unix::net::UnixListener::bind(kit.join("skills/socket/SKILL.md")).unwrap();
+    std::fs::create_dir_all(kit.join("skills/device")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", kit.join("skills/device/SKILL.md")).unwrap();
+    std::fs::create_dir_all(kit.join("skills/folder/SKILL.md")).unwrap();
+    std::fs::create_dir_all(kit.join("skills/dangling")).unwrap();
+    std::os::unix::fs::symlink("../gone.md", kit.join("skills/dangling/SKILL.md")).unwrap();
+
+    let local = Local::new(&kit);
+    let kits = within_a_minute("Local::load", move || local.load()).expect("the kit loads");
+    let kit_found = &kits[0];
+    let names: Vec<&str> = kit_found.skills.iter().map(|s| s.name.as_ref()).collect();
+    assert_eq!(names, ["k:good"]);
+    assert!(kit_found.agent.is_none() && kit_found.agents.is_empty());
+    let said_here = |file: &str, what: &str| {
+        let found = kit_found
+            .diagnostics
+            .iter()
+            .find(|d| d.path.as_deref() == Some(kit.join(file).as_path()))
+            .unwrap_or_else(|| panic!("no diagnostic for {file}: {:?}", kit_found.diagnostics));
+        assert!(found.message.contains(what), "{found}");
+    };
+    said_here(
+        "skills/dangling/SKILL.md",
+        "is a link to a file that does not exist",
+    );
+    let said = |file: &str, what: &str| {
+        let found = kit_found
+            .diagnostics
+            .iter()
+            .find(|d| d.path.as_deref() == Some(kit.join(file).as_path()))
+            .unwrap_or_else(|| panic!("no diagnostic for {file}: {:?}", kit_found.diagnostics));
+        assert!(
+            found.message.contains(what) && found.message.contains("not a file"),
+            "{found}"
+        );
+    };
+    said("skills/fifo/SKILL.md", "is a FIFO (named pipe)");
+    said("AGENT.md", "is a FIFO (named pipe)");
+    said("agents/piped.md", "is a FIFO (named pipe)");
+    said("skills/socket/SKILL.md", "is a socket");
+    said("skills/device/SKILL.md", "is a device");
+    said("skills/folder/SKILL.md", "is a directory");
+}
+
+/// Every function that reads a skill or agent file by path refuses a FIFO at
+/// once, saying what it is: the parser's readers (the derive and `validate`
+/// use them) and a body read at activation from a file that became a FIFO
+/// after the query.
+#[test]
+fn a_body_whose_file_became_a_fifo_is_an_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("k");
+    let file = kit.join("skills/a/SKILL.md");
+    write(&file, skill_md("a", "A.", "Body."));
+    let local = Local::new(&kit);
+    let kits = within_a_minute("Local::load", move || local.load()).unwrap();
+    let skill = kits[0].skills[0].clone();
+    std::fs::remove_file(&file).unwrap();
+    mkfifo(&file);
+    let error = within_a_minute("Body::read", move || {
+        skill.body.read().map(|b| b.into_owned()).unwrap_err()
+    });
+    assert!(
+        error.to_string().contains("is a FIFO (named pipe)"),
+        "{error}"
+    );
+
+    let path = file.clone();
+    let error = within_a_minute("read_file", move || {
+        skillkit::parser::read_file(&path).unwrap_err()
+    });
+    assert!(error.message.contains("is a FIFO (named pipe)"), "{error}");
+    let path = file.clone();
+    let error = within_a_minute("SkillDocument::read", move || {
+        skillkit::parser::SkillDocument::read(&path).unwrap_err()
+    });
+    assert!(error.message.contains("is a FIFO (named pipe)"), "{error}");
+    let path = file.clone();
+    let problems = within_a_minute("validate::skill_dir", move || {
+        skillkit::parser::validate::skill_dir(path.parent().unwrap())
+    });
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].message.contains("is a FIFO (named pipe)"),
+        "{problems:?}"
+    );
+}
