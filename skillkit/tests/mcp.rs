@@ -349,3 +349,81 @@ async fn streamable_http_serves_guards_and_notifies() {
     let listed = call(&client, "list_skills", json!({})).await;
     assert!(text(&listed).contains("kit:echo"), "{}", text(&listed));
 }
+
+/// A kit `k` on disk whose skill `s` has a `.env` beside its `SKILL.md`,
+/// a link `env.txt` to it, a hidden folder `.git` with a file, a link
+/// `config` to that folder, and a plain `notes.txt`.
+#[cfg(unix)]
+fn kit_with_hidden_files() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let skill = root.path().join("k/skills/s");
+    std::fs::create_dir_all(skill.join(".git")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: s\ndescription: A skill.\n---\nBody.\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join(".env"), "TOKEN=hunter2\n").unwrap();
+    std::fs::write(skill.join(".git/config"), "[core] secret=hunter2\n").unwrap();
+    std::fs::write(skill.join("notes.txt"), "plain\n").unwrap();
+    std::os::unix::fs::symlink(".env", skill.join("env.txt")).unwrap();
+    std::os::unix::fs::symlink(".git", skill.join("config")).unwrap();
+    root
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_link_to_a_hidden_file_is_not_served_on_either_route() {
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+
+    let root = kit_with_hidden_files();
+    let catalog = Catalog::builder()
+        .provider(skillkit::Local::new(root.path().join("k")))
+        .build();
+    let client = connect(McpServer::new(catalog), ()).await;
+
+    let plain = call(
+        &client,
+        "read_skill_file",
+        json!({"name": "k:s", "path": "notes.txt"}),
+    )
+    .await;
+    assert_eq!(text(&plain), "plain\n");
+    for path in ["env.txt", "config/config", ".env"] {
+        let tool = call(
+            &client,
+            "read_skill_file",
+            json!({"name": "k:s", "path": path}),
+        )
+        .await;
+        assert_eq!(tool.is_error, Some(true), "{path}: {tool:?}");
+        assert!(!text(&tool).contains("hunter2"), "{path}: {}", text(&tool));
+        assert!(text(&tool).contains("hidden"), "{path}: {}", text(&tool));
+
+        let uri = format!("skill://k/s/{path}");
+        let resource = client
+            .read_resource(ReadResourceRequestParams::new(uri.clone()))
+            .await;
+        let Err(ServiceError::McpError(e)) = &resource else {
+            panic!("{uri} was served: {resource:?}");
+        };
+        assert!(e.message.contains("hidden"), "{uri}: {}", e.message);
+        assert!(!e.message.contains("hunter2"), "{uri}: {}", e.message);
+    }
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("skill://k/s/notes.txt"))
+        .await
+        .unwrap();
+    assert!(matches!(
+        &read.contents[0],
+        ResourceContents::TextResourceContents { text, .. } if text == "plain\n"
+    ));
+    let uris: Vec<String> = client
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri.clone())
+        .collect();
+    assert_eq!(uris, ["skill://k/s/SKILL.md", "skill://k/s/notes.txt"]);
+}

@@ -11,9 +11,10 @@
 //! * tools: `list_skills` (name and description of every skill),
 //!   `activate_skill {name, arguments}` (the rendered body, exactly as the
 //!   agent runtime's `activate_skill` returns it), `read_skill_file {name,
-//!   path}` (a file beside the `SKILL.md`; absolute paths, hidden files and
-//!   paths leading outside the skill's folder, through `..` or a symlink,
-//!   are refused), and each executable skill (one whose provider binds a
+//!   path}` (a file beside the `SKILL.md`; absolute paths, paths leading
+//!   outside the skill's folder, through `..` or a symlink, and hidden files,
+//!   also reached through a symlink, are refused: the path is checked once
+//!   resolved, as for `resources/read`), and each executable skill (one whose provider binds a
 //!   [`Tool`](crate::Tool), as embedded kits do) as a tool of its own, under a
 //!   wire-safe name (`files:read` → `files_read`);
 //! * prompts: one per skill, named by its full name, with one `arguments`
