@@ -427,3 +427,204 @@ async fn a_link_to_a_hidden_file_is_not_served_on_either_route() {
         .collect();
     assert_eq!(uris, ["skill://k/s/SKILL.md", "skill://k/s/notes.txt"]);
 }
+
+/// `server` on [`JsonLines`](skillkit::mcp::JsonLines) over a pipe, past the
+/// handshake: a function sending one raw line and reading the answer.
+struct Lines {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    read: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+}
+
+impl Lines {
+    async fn open(server: McpServer) -> Lines {
+        use tokio::io::AsyncBufReadExt;
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(theirs);
+        tokio::spawn(async move {
+            if let Ok(running) = server
+                .serve(skillkit::mcp::JsonLines::new(read, write))
+                .await
+            {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, write) = tokio::io::split(ours);
+        let mut lines = Lines {
+            write,
+            read: tokio::io::BufReader::new(read).lines(),
+        };
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}});
+        assert_eq!(lines.ask(&initialize).await["id"], 0);
+        lines
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        lines
+    }
+
+    async fn send(&mut self, message: &Value) {
+        use tokio::io::AsyncWriteExt;
+        let line = format!("{message}\n");
+        self.write.write_all(line.as_bytes()).await.unwrap();
+    }
+
+    /// Sends `request` and reads lines up to the answer of its id.
+    async fn ask(&mut self, request: &Value) -> Value {
+        self.send(request).await;
+        loop {
+            let line = self.read.next_line().await.unwrap().expect("an answer");
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer.get("id") == request.get("id") {
+                return answer;
+            }
+        }
+    }
+}
+
+/// Requests of known methods with wrong params, each with what its error
+/// message must name.
+fn wrong_params() -> Vec<(Value, &'static [&'static str])> {
+    let request = |id: u32, method: &str, params: Value| {
+        let mut request = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            request["params"] = params;
+        }
+        request
+    };
+    vec![
+        (
+            request(
+                1,
+                "tools/call",
+                json!({"name": "activate_skill", "arguments": "kit:s0"}),
+            ),
+            &["tools/call", "\"arguments\""],
+        ),
+        (
+            request(2, "tools/call", Value::Null),
+            &["tools/call", "\"name\""],
+        ),
+        (
+            request(3, "prompts/get", json!({"arguments": {}})),
+            &["prompts/get", "\"name\""],
+        ),
+        (
+            request(4, "resources/read", json!({})),
+            &["resources/read", "\"uri\""],
+        ),
+        (
+            request(5, "tools/call", json!({"name": 7})),
+            &["tools/call", "invalid type: integer"],
+        ),
+        (
+            request(6, "prompts/list", json!({"cursor": "bogus"})),
+            &["cursor", "nextCursor"],
+        ),
+        (
+            request(
+                7,
+                "resources/list",
+                json!({"cursor": "skill://kit/s0/SKILL.md"}),
+            ),
+            &["cursor", "nextCursor"],
+        ),
+        (
+            request(8, "tools/list", json!({"cursor": ""})),
+            &["cursor", "nextCursor"],
+        ),
+    ]
+}
+
+/// Checks each answer to [`wrong_params`]: `-32602`, saying what to send.
+fn assert_invalid_params(request: &Value, answer: &Value, says: &[&str]) {
+    assert_eq!(answer["error"]["code"], -32602, "{request} -> {answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    for word in says {
+        assert!(
+            message.contains(word),
+            "{request}: `{word}` not in {message}"
+        );
+    }
+}
+
+fn five_skills() -> McpServer {
+    let memory = Memory::new();
+    for i in 0..5 {
+        memory.put(Skill::new(format!("kit:s{i}"), "d"));
+    }
+    McpServer::new(Catalog::builder().provider(memory).build()).page_size(2)
+}
+
+#[tokio::test]
+async fn wrong_params_of_a_known_method_are_invalid_params_on_stdio() {
+    let mut lines = Lines::open(five_skills()).await;
+    for (request, says) in wrong_params() {
+        let answer = lines.ask(&request).await;
+        assert_invalid_params(&request, &answer, says);
+    }
+    // An unknown method is still not found, and a cursor the server gave
+    // still pages.
+    let unknown = lines
+        .ask(&json!({"jsonrpc": "2.0", "id": 20, "method": "tools/frobnicate"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let first = lines
+        .ask(&json!({"jsonrpc": "2.0", "id": 21, "method": "prompts/list"}))
+        .await;
+    let cursor = first["result"]["nextCursor"].clone();
+    assert!(cursor.is_string(), "{first}");
+    let second = lines
+        .ask(&json!({"jsonrpc": "2.0", "id": 22, "method": "prompts/list", "params": {"cursor": cursor}}))
+        .await;
+    assert_eq!(second["result"]["prompts"][0]["name"], "kit:s2", "{second}");
+}
+
+#[tokio::test]
+async fn wrong_params_of_a_known_method_are_invalid_params_over_http() {
+    let url = serve_http(five_skills(), HttpOptions::new()).await;
+    let http = reqwest::Client::new();
+    let post = |body: &Value, session: Option<&str>| {
+        let mut post = http
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(session) = session {
+            post = post
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-06-18");
+        }
+        post
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let started = post(&initialize, None).send().await.unwrap();
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = started.text().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let accepted = post(&initialized, Some(&session)).send().await.unwrap();
+    assert_eq!(accepted.status(), 202);
+    for (request, says) in wrong_params() {
+        let body = post(&request, Some(&session))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        // One JSON message, as JSON or as the data of an SSE event.
+        let answer: Value = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|d| !d.is_empty())
+            .map_or_else(|| serde_json::from_str(&body), serde_json::from_str)
+            .unwrap_or_else(|e| panic!("{e}: {body}"));
+        assert_invalid_params(&request, &answer, says);
+    }
+}
