@@ -628,3 +628,55 @@ async fn wrong_params_of_a_known_method_are_invalid_params_over_http() {
         assert_invalid_params(&request, &answer, says);
     }
 }
+
+#[tokio::test]
+async fn ending_a_session_is_204_and_ending_it_again_404() {
+    let url = serve_http(five_skills(), HttpOptions::new()).await;
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let started = http
+        .post(&url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(initialize.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = started.text().await.unwrap();
+    let end = |session: &str| {
+        http.delete(&url)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .send()
+    };
+    let ended = end(&session).await.unwrap();
+    assert!(
+        matches!(ended.status().as_u16(), 200 | 204),
+        "{}",
+        ended.status()
+    );
+    for session in [session.as_str(), "never-began"] {
+        let again = end(session).await.unwrap();
+        assert_eq!(again.status(), 404, "{session}");
+        let body = again.text().await.unwrap();
+        assert!(body.contains("no session"), "{body}");
+    }
+    // The ended session answers nothing more.
+    let after = http
+        .post(&url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status(), 404);
+}

@@ -13,6 +13,8 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use secrecy::{ExposeSecret, SecretString};
@@ -151,13 +153,16 @@ struct Guard {
     token: Option<SecretString>,
     max_request_bytes: usize,
     origins: Vec<Allowed>,
+    /// rmcp's sessions, so a `DELETE` of one that is not there is 404.
+    sessions: Arc<LocalSessionManager>,
 }
 
 impl McpServer {
     /// The server as an axum [`Router`](axum::Router) answering MCP's
     /// Streamable HTTP transport on [`HTTP_PATH`]: merge or nest it into
     /// your application's router. Each client session is a connection of
-    /// its own (with its change notifications on its event stream). A
+    /// its own (with its change notifications on its event stream), ended
+    /// by a `DELETE` (204; 404 for a session that ended or never began). A
     /// request is refused with 403 when its `Origin` is not allowed, 401
     /// without the bearer token (when one is set), 413 over the size limit,
     /// and 400 with a JSON-RPC error (`-32700`, `-32600`, id null) when its
@@ -189,15 +194,14 @@ impl McpServer {
             .with_max_request_body_bytes(options.max_request_bytes)
             .with_allowed_hosts(options.hosts);
         let server = self.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
         let guard = Arc::new(Guard {
             token: options.token,
             max_request_bytes: options.max_request_bytes,
             origins: options.origins,
+            sessions,
         });
         axum::Router::new()
             .route_service(HTTP_PATH, service)
@@ -261,6 +265,9 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return response;
     }
+    if request.method() == Method::DELETE {
+        return end_session(&guard.sessions, request, next).await;
+    }
     if request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -303,6 +310,33 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
+}
+
+/// A `DELETE` ending a session: 404 when there is no such session (it
+/// ended, or never began), else rmcp ends it, answered 204 (rmcp says 202,
+/// which clients such as the Python SDK take for a failure: MCP's success
+/// here is 200 or 204).
+async fn end_session(sessions: &LocalSessionManager, request: Request, next: Next) -> Response {
+    let id = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok());
+    if let Some(id) = id
+        && !sessions.has_session(&id.into()).await.unwrap_or(false)
+    {
+        return refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: there is no session of that id (it ended, or never began); start one \
+             with an initialize request"
+                .to_owned(),
+        );
+    }
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = Body::empty();
+    }
+    response
 }
 
 /// Whether `value` is `Bearer <token>`, compared in constant time.
