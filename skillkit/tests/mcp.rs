@@ -680,3 +680,41 @@ async fn ending_a_session_is_204_and_ending_it_again_404() {
         .unwrap();
     assert_eq!(after.status(), 404);
 }
+
+#[tokio::test]
+async fn a_server_reachable_from_other_machines_needs_a_token_or_a_word_that_it_may_not() {
+    let everywhere = || async { tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap() };
+    let refused = five_skills()
+        .serve_http(everywhere().await, HttpOptions::new())
+        .await;
+    let Err(error @ skillkit::mcp::ServeError::NoToken { .. }) = refused else {
+        panic!("served without a token: {refused:?}");
+    };
+    let message = error.to_string();
+    assert!(message.contains("bearer_token"), "{message}");
+    assert!(message.contains("allow_unauthenticated"), "{message}");
+
+    // Said so, it serves; and with a token it serves (here on loopback only
+    // the token is asked for).
+    for options in [
+        HttpOptions::new().allow_unauthenticated(),
+        HttpOptions::new().bearer_token("t0ken"),
+    ] {
+        let listener = everywhere().await;
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(five_skills().serve_http(listener, options));
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}});
+        let answer = reqwest::Client::new()
+            .post(format!("http://127.0.0.1:{port}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .bearer_auth("t0ken")
+            .body(initialize.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+    }
+}

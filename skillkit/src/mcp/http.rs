@@ -55,6 +55,7 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
 #[derive(Clone)]
 pub struct HttpOptions {
     token: Option<SecretString>,
+    unauthenticated: bool,
     max_request_bytes: usize,
     origins: Vec<Allowed>,
     hosts: Vec<String>,
@@ -64,6 +65,7 @@ impl Default for HttpOptions {
     fn default() -> HttpOptions {
         HttpOptions {
             token: None,
+            unauthenticated: false,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             origins: origin::loopback(),
             hosts: ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec(),
@@ -75,6 +77,7 @@ impl std::fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpOptions")
             .field("token", &self.token.as_ref().map(|_| "[redacted]"))
+            .field("unauthenticated", &self.unauthenticated)
             .field("max_request_bytes", &self.max_request_bytes)
             .field("origins", &self.origins)
             .field("hosts", &self.hosts)
@@ -102,6 +105,40 @@ impl HttpOptions {
     pub fn bearer_token(mut self, token: impl Into<String>) -> HttpOptions {
         self.token = Some(SecretString::from(token.into()));
         self
+    }
+
+    /// Serves without a bearer token on an address other machines reach
+    /// (`0.0.0.0`, a LAN address), which [`McpServer::serve_http`] refuses
+    /// otherwise ([`ServeError::NoToken`]): anyone who reaches the address
+    /// is served. Not needed on loopback.
+    ///
+    /// ```
+    /// let options = skillkit::mcp::HttpOptions::new().allow_unauthenticated();
+    /// # let _ = options;
+    /// ```
+    pub fn allow_unauthenticated(mut self) -> HttpOptions {
+        self.unauthenticated = true;
+        self
+    }
+
+    /// Whether a listener bound to `addr` may serve with these options: not
+    /// when `addr` is reachable from other machines (not loopback) and there
+    /// is no bearer token, unless [`allow_unauthenticated`](Self::allow_unauthenticated)
+    /// said so. [`McpServer::serve_http`] checks it; call it yourself to
+    /// check before you announce the address.
+    ///
+    /// ```
+    /// use skillkit::mcp::{HttpOptions, ServeError};
+    /// let everywhere = "0.0.0.0:8080".parse().unwrap();
+    /// assert!(matches!(HttpOptions::new().check_bind(everywhere), Err(ServeError::NoToken { .. })));
+    /// assert!(HttpOptions::new().bearer_token("t").check_bind(everywhere).is_ok());
+    /// assert!(HttpOptions::new().check_bind("127.0.0.1:8080".parse().unwrap()).is_ok());
+    /// ```
+    pub fn check_bind(&self, addr: std::net::SocketAddr) -> Result<(), ServeError> {
+        match addr.ip().is_loopback() || self.token.is_some() || self.unauthenticated {
+            true => Ok(()),
+            false => Err(ServeError::NoToken { addr }),
+        }
     }
 
     /// The largest request body accepted (else 413).
@@ -210,7 +247,9 @@ impl McpServer {
 
     /// Serves [`router`](Self::router) on `listener` until the listener
     /// fails: bind it yourself (port 0 for any free port, and
-    /// `local_addr` tells which).
+    /// `local_addr` tells which). A listener other machines reach (not
+    /// loopback) is refused without a bearer token
+    /// ([`HttpOptions::check_bind`]).
     ///
     /// ```no_run
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -225,6 +264,7 @@ impl McpServer {
         listener: tokio::net::TcpListener,
         options: HttpOptions,
     ) -> Result<(), ServeError> {
+        options.check_bind(listener.local_addr().map_err(ServeError::Io)?)?;
         axum::serve(listener, self.router(options))
             .await
             .map_err(ServeError::Io)

@@ -165,6 +165,18 @@ pub enum ServeError {
     /// An option is malformed (the message says how to write it).
     #[error("{0}")]
     Options(String),
+    /// The HTTP listener is bound to an address other machines reach, and
+    /// no bearer token is set: anyone who reaches it would be served.
+    #[error(
+        "refused to serve MCP on {addr} without a bearer token: that address is reachable from \
+         other machines; set a token (HttpOptions::bearer_token), bind a loopback address \
+         (127.0.0.1), or say that anyone who reaches it may use it \
+         (HttpOptions::allow_unauthenticated)"
+    )]
+    NoToken {
+        /// The address the listener is bound to.
+        addr: std::net::SocketAddr,
+    },
 }
 
 impl McpServer {
