@@ -5,8 +5,13 @@
 //! `target/criterion/serve-memory.txt`) the server's resident size at idle
 //! after `initialize` and one `list_skills`, from `/proc/PID/status`.
 //!
+//! Side by side in the same run, the floor of the HTTP figures: the same
+//! HTTP client (`reqwest`, as rmcp's Streamable HTTP client uses) posting a
+//! small JSON body to a minimal axum endpoint on 127.0.0.1 that answers a
+//! fixed small body (`serve_floor/http_round_trip`).
+//!
 //! `cargo bench -p skillkit-cli --bench serve` (`SKILLKIT_BENCH_SKILLS` for
-//! another size).
+//! another size; `-- activate` for the `activate_skill` calls and the floor).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -170,9 +175,52 @@ fn bench(c: &mut Criterion) {
         });
         drop(child);
     }
+    floor(c, &runtime);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let _ = std::fs::create_dir_all(&root);
     let _ = std::fs::write(root.join("serve-memory.txt"), memory.join("\n") + "\n");
+}
+
+/// The floor: reqwest's round trip to a minimal axum endpoint on 127.0.0.1
+/// answering a fixed small body, over one reused connection.
+fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
+    use skillkit::mcp::axum;
+    let url = runtime.block_on(async {
+        let app = axum::Router::new().route(
+            "/mcp",
+            axum::routing::post(|| async {
+                (
+                    [("content-type", "application/json")],
+                    r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                )
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        url
+    });
+    let http = reqwest::Client::new();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "activate_skill", "arguments": {"name": "k:s", "arguments": "x"}}})
+    .to_string();
+    let mut group = c.benchmark_group("serve_floor");
+    group.sample_size(20);
+    group.warm_up_time(std::time::Duration::from_secs(1));
+    group.measurement_time(std::time::Duration::from_secs(5));
+    group.bench_function("http_round_trip", |b| {
+        b.to_async(runtime).iter(|| async {
+            let answer = http
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            answer.bytes().await.unwrap()
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -718,3 +718,59 @@ async fn a_server_reachable_from_other_machines_needs_a_token_or_a_word_that_it_
         assert_eq!(answer.status(), 200);
     }
 }
+
+#[tokio::test]
+async fn a_session_request_is_answered_whole_as_json() {
+    let url = serve_http(five_skills(), HttpOptions::new()).await;
+    let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<&str>| {
+        let mut post = http
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(session) = session {
+            post = post
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-06-18");
+        }
+        post.send()
+    };
+    let started = post(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = started.text().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(initialized, Some(&session)).await.unwrap().status(),
+        202
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "activate_skill", "arguments": {"name": "kit:s1"}}});
+    let answer = post(call, Some(&session)).await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.headers()["content-type"], "application/json");
+    // Its length known up front: one body, not a stream of chunks.
+    assert!(
+        answer.headers().get("content-length").is_some(),
+        "{answer:?}"
+    );
+    let answer: Value = answer.json().await.unwrap();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("kit:s1"),
+        "{answer}"
+    );
+}

@@ -19,6 +19,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use secrecy::{ExposeSecret, SecretString};
 
+use super::answer;
 use super::jsonrpc::{self, Read};
 use super::origin::{self, Allowed};
 use super::{McpServer, ServeError};
@@ -249,7 +250,9 @@ impl McpServer {
     /// fails: bind it yourself (port 0 for any free port, and
     /// `local_addr` tells which). A listener other machines reach (not
     /// loopback) is refused without a bearer token
-    /// ([`HttpOptions::check_bind`]).
+    /// ([`HttpOptions::check_bind`]). Accepted connections are set to
+    /// `TCP_NODELAY`, so an answer is not held back waiting for the
+    /// client's acknowledgement.
     ///
     /// ```no_run
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -264,7 +267,15 @@ impl McpServer {
         listener: tokio::net::TcpListener,
         options: HttpOptions,
     ) -> Result<(), ServeError> {
+        use axum::serve::ListenerExt;
         options.check_bind(listener.local_addr().map_err(ServeError::Io)?)?;
+        // An answer goes out when written, not held back (Nagle) until the
+        // client acknowledges the previous segment.
+        let listener = listener.tap_io(|stream| {
+            if let Err(e) = stream.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY on a connection: {e}");
+            }
+        });
         axum::serve(listener, self.router(options))
             .await
             .map_err(ServeError::Io)
@@ -348,8 +359,11 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         )
             .into_response();
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let asked = parts.headers.clone();
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    answer::whole(&asked, response).await
 }
 
 /// A `DELETE` ending a session: 404 when there is no such session (it

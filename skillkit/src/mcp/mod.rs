@@ -66,6 +66,7 @@
 //! # });
 //! ```
 
+mod answer;
 mod changes;
 mod files;
 mod http;
