@@ -78,8 +78,8 @@ async fn stdio(dir: &Path) -> (Client, tokio::process::Child) {
     (client, child)
 }
 
-/// `skillkit serve --http 0`, its client, and the child.
-async fn http(dir: &Path) -> (Client, tokio::process::Child) {
+/// `skillkit serve --http 0`, its client, and the child; its URL.
+async fn http(dir: &Path) -> (Client, tokio::process::Child, String) {
     use tokio::io::AsyncBufReadExt;
     let mut child = serve_command(dir)
         .args(["--http", "0"])
@@ -97,8 +97,45 @@ async fn http(dir: &Path) -> (Client, tokio::process::Child) {
         .strip_prefix("skillkit serve: MCP on ")
         .expect("the URL on stderr")
         .to_owned();
-    let client = ().serve(StreamableHttpClientTransport::from_uri(url)).await.expect("handshake");
-    (client, child)
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(url.clone()))
+            .await
+            .expect("handshake");
+    (client, child, url)
+}
+
+/// A session of the server at `url` opened with reqwest alone: a function
+/// posting one JSON-RPC request in it and reading the answer.
+async fn raw_session(url: &str) -> impl Fn(String) -> reqwest::RequestBuilder + use<> {
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"}}});
+    let started = http
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(initialize.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    started.bytes().await.unwrap();
+    let url = url.to_owned();
+    let post = move |body: String| {
+        http.post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(body)
+    };
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(initialized.to_string()).send().await.unwrap();
+    post
 }
 
 fn request(tool: &str, arguments: serde_json::Value) -> CallToolRequestParams {
@@ -134,10 +171,16 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     let mut memory = Vec::new();
     for transport in ["stdio", "http"] {
-        let (client, child) = runtime.block_on(async {
+        let (client, child, url) = runtime.block_on(async {
             match transport {
-                "stdio" => stdio(&dir).await,
-                _ => http(&dir).await,
+                "stdio" => {
+                    let (client, child) = stdio(&dir).await;
+                    (client, child, None)
+                }
+                _ => {
+                    let (client, child, url) = http(&dir).await;
+                    (client, child, Some(url))
+                }
             }
         });
         let (skill, listed) = runtime.block_on(first_skill(&client));
@@ -160,6 +203,20 @@ fn bench(c: &mut Criterion) {
             b.to_async(&runtime)
                 .iter(|| async { client.call_tool(activate.clone()).await.unwrap() })
         });
+        if let Some(url) = &url {
+            // The same call posted by reqwest alone: the server's part of
+            // the figure above, beside the floor below.
+            let post = runtime.block_on(raw_session(url));
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "activate_skill", "arguments": {"name": skill, "arguments": "x"}}})
+            .to_string();
+            group.bench_function(format!("reqwest_activate_skill/{n}"), |b| {
+                b.to_async(&runtime).iter(|| async {
+                    let answer = post(body.clone()).send().await.unwrap();
+                    answer.bytes().await.unwrap()
+                })
+            });
+        }
         group.bench_function(format!("tools_list/{n}"), |b| {
             b.to_async(&runtime)
                 .iter(|| async { client.list_tools(None).await.unwrap() })
