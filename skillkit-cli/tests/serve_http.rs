@@ -180,6 +180,7 @@ fn http_address_help_names_the_default_and_the_token_variable() {
         "--http <ADDR>",
         "127.0.0.1",
         "SKILLKIT_MCP_TOKEN",
+        "--allow-unauthenticated",
         "--watch-interval",
     ] {
         assert!(help.contains(says), "{says}: {help}");

@@ -204,7 +204,10 @@ impl McpServer {
     /// request is refused with 403 when its `Origin` is not allowed, 401
     /// without the bearer token (when one is set), 413 over the size limit,
     /// and 400 with a JSON-RPC error (`-32700`, `-32600`, id null) when its
-    /// body is not one JSON-RPC message.
+    /// body is not one JSON-RPC message. The answer to a request is sent
+    /// whole, in one write; serve it on connections with `TCP_NODELAY`
+    /// (as [`serve_http`](Self::serve_http) does), or small answers wait on
+    /// the client's delayed acknowledgements.
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -351,13 +354,14 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
         bytes.extend_from_slice(&chunk);
     }
-    if let Read::Malformed { answer, .. } = jsonrpc::read(&bytes) {
-        return (
-            StatusCode::BAD_REQUEST,
-            [(header::CONTENT_TYPE, "application/json")],
-            answer,
-        )
-            .into_response();
+    let (status, answer) = match jsonrpc::read(&bytes) {
+        Read::Message(_) => (StatusCode::OK, None),
+        Read::Malformed { answer, .. } => (StatusCode::BAD_REQUEST, Some(answer)),
+        Read::InvalidParams { answer } => (StatusCode::OK, Some(answer)),
+    };
+    if let Some(answer) = answer {
+        let json = [(header::CONTENT_TYPE, "application/json")];
+        return (status, json, answer).into_response();
     }
     let asked = parts.headers.clone();
     let response = next

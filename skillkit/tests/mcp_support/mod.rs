@@ -128,6 +128,10 @@ pub fn wrong_params() -> Vec<(Value, &'static [&'static str])> {
             request(8, "tools/list", json!({"cursor": ""})),
             &["cursor", "nextCursor"],
         ),
+        (
+            request(9, "tools/list", json!({"cursor": 7})),
+            &["tools/list", "invalid type: integer", "nextCursor"],
+        ),
     ]
 }
 
