@@ -5,8 +5,13 @@
 //! `target/criterion/serve-memory.txt`) the server's resident size at idle
 //! after `initialize` and one `list_skills`, from `/proc/PID/status`.
 //!
+//! Side by side in the same run, the floor of the HTTP figures: the same
+//! HTTP client (`reqwest`, as rmcp's Streamable HTTP client uses) posting a
+//! small JSON body to a minimal axum endpoint on 127.0.0.1 that answers a
+//! fixed small body (`serve_floor/http_round_trip`).
+//!
 //! `cargo bench -p skillkit-cli --bench serve` (`SKILLKIT_BENCH_SKILLS` for
-//! another size).
+//! another size; `-- activate` for the `activate_skill` calls and the floor).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -73,8 +78,8 @@ async fn stdio(dir: &Path) -> (Client, tokio::process::Child) {
     (client, child)
 }
 
-/// `skillkit serve --http 0`, its client, and the child.
-async fn http(dir: &Path) -> (Client, tokio::process::Child) {
+/// `skillkit serve --http 0`, its client, and the child; its URL.
+async fn http(dir: &Path) -> (Client, tokio::process::Child, String) {
     use tokio::io::AsyncBufReadExt;
     let mut child = serve_command(dir)
         .args(["--http", "0"])
@@ -92,8 +97,45 @@ async fn http(dir: &Path) -> (Client, tokio::process::Child) {
         .strip_prefix("skillkit serve: MCP on ")
         .expect("the URL on stderr")
         .to_owned();
-    let client = ().serve(StreamableHttpClientTransport::from_uri(url)).await.expect("handshake");
-    (client, child)
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(url.clone()))
+            .await
+            .expect("handshake");
+    (client, child, url)
+}
+
+/// A session of the server at `url` opened with reqwest alone: a function
+/// posting one JSON-RPC request in it and reading the answer.
+async fn raw_session(url: &str) -> impl Fn(String) -> reqwest::RequestBuilder + use<> {
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"}}});
+    let started = http
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(initialize.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    started.bytes().await.unwrap();
+    let url = url.to_owned();
+    let post = move |body: String| {
+        http.post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(body)
+    };
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(initialized.to_string()).send().await.unwrap();
+    post
 }
 
 fn request(tool: &str, arguments: serde_json::Value) -> CallToolRequestParams {
@@ -129,10 +171,16 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     let mut memory = Vec::new();
     for transport in ["stdio", "http"] {
-        let (client, child) = runtime.block_on(async {
+        let (client, child, url) = runtime.block_on(async {
             match transport {
-                "stdio" => stdio(&dir).await,
-                _ => http(&dir).await,
+                "stdio" => {
+                    let (client, child) = stdio(&dir).await;
+                    (client, child, None)
+                }
+                _ => {
+                    let (client, child, url) = http(&dir).await;
+                    (client, child, Some(url))
+                }
             }
         });
         let (skill, listed) = runtime.block_on(first_skill(&client));
@@ -155,6 +203,20 @@ fn bench(c: &mut Criterion) {
             b.to_async(&runtime)
                 .iter(|| async { client.call_tool(activate.clone()).await.unwrap() })
         });
+        if let Some(url) = &url {
+            // The same call posted by reqwest alone: the server's part of
+            // the figure above, beside the floor below.
+            let post = runtime.block_on(raw_session(url));
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "activate_skill", "arguments": {"name": skill, "arguments": "x"}}})
+            .to_string();
+            group.bench_function(format!("reqwest_activate_skill/{n}"), |b| {
+                b.to_async(&runtime).iter(|| async {
+                    let answer = post(body.clone()).send().await.unwrap();
+                    answer.bytes().await.unwrap()
+                })
+            });
+        }
         group.bench_function(format!("tools_list/{n}"), |b| {
             b.to_async(&runtime)
                 .iter(|| async { client.list_tools(None).await.unwrap() })
@@ -170,9 +232,52 @@ fn bench(c: &mut Criterion) {
         });
         drop(child);
     }
+    floor(c, &runtime);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let _ = std::fs::create_dir_all(&root);
     let _ = std::fs::write(root.join("serve-memory.txt"), memory.join("\n") + "\n");
+}
+
+/// The floor: reqwest's round trip to a minimal axum endpoint on 127.0.0.1
+/// answering a fixed small body, over one reused connection.
+fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
+    use skillkit::mcp::axum;
+    let url = runtime.block_on(async {
+        let app = axum::Router::new().route(
+            "/mcp",
+            axum::routing::post(|| async {
+                (
+                    [("content-type", "application/json")],
+                    r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                )
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        url
+    });
+    let http = reqwest::Client::new();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "activate_skill", "arguments": {"name": "k:s", "arguments": "x"}}})
+    .to_string();
+    let mut group = c.benchmark_group("serve_floor");
+    group.sample_size(20);
+    group.warm_up_time(std::time::Duration::from_secs(1));
+    group.measurement_time(std::time::Duration::from_secs(5));
+    group.bench_function("http_round_trip", |b| {
+        b.to_async(runtime).iter(|| async {
+            let answer = http
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            answer.bytes().await.unwrap()
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -4,6 +4,7 @@
 //! uses its skills. On stdio, stdout carries the protocol only; logs
 //! (`RUST_LOG`) and the HTTP address go to stderr.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -25,9 +26,15 @@ pub struct ServeArgs {
     /// stderr. When SKILLKIT_MCP_TOKEN is set, every request must carry
     /// `Authorization: Bearer <its value>` (else 401). Requests from browser
     /// pages of other origins than localhost, 127.0.0.1 and ::1 are
-    /// refused (403), as are bodies over --max-request-bytes (413).
+    /// refused (403), as are bodies over --max-request-bytes (413). An
+    /// address other machines reach (0.0.0.0, a LAN address) is refused
+    /// without SKILLKIT_MCP_TOKEN, unless --allow-unauthenticated.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    /// With --http on an address other machines reach: serve without
+    /// SKILLKIT_MCP_TOKEN, so anyone who reaches it may use the skills.
+    #[arg(long, requires = "http")]
+    allow_unauthenticated: bool,
     /// With --http: also accept requests from browser pages of ORIGIN
     /// (`https://app.example.com`, `http://host:*` for any port; repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
@@ -99,8 +106,19 @@ async fn serve_http(server: McpServer, addr: &str, args: &ServeArgs) -> Result<(
         .local_addr()
         .map_err(|e| Failure::io(format!("--http {addr}: {e}")))?;
     let mut options = HttpOptions::new().max_request_bytes(args.max_request_bytes);
-    if let Some(token) = std::env::var(TOKEN_VARIABLE).ok().filter(|t| !t.is_empty()) {
+    let token = std::env::var(TOKEN_VARIABLE).ok().filter(|t| !t.is_empty());
+    if let Some(token) = token.clone() {
         options = options.bearer_token(token);
+    }
+    if args.allow_unauthenticated {
+        options = options.allow_unauthenticated();
+    }
+    if options.check_bind(local).is_err() {
+        return Err(Failure::io(format!(
+            "--http {addr}: {local} is reachable from other machines, and without a token \
+             anyone who reaches it is served; set {TOKEN_VARIABLE} to the token clients must \
+             send, listen on 127.0.0.1, or pass --allow-unauthenticated if that is what you mean"
+        )));
     }
     for origin in &args.allow_origin {
         options = options
@@ -114,7 +132,28 @@ async fn serve_http(server: McpServer, addr: &str, args: &ServeArgs) -> Result<(
     for host in &args.allow_host {
         options = options.allow_host(host.clone());
     }
-    err!("skillkit serve: MCP on http://{local}{HTTP_PATH}");
+    // The URL printed is one a client here connects to: a wildcard address
+    // is not one, its loopback counterpart is.
+    let url_addr = match local.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => (Ipv4Addr::LOCALHOST, local.port()).into(),
+        IpAddr::V6(ip) if ip.is_unspecified() => (Ipv6Addr::LOCALHOST, local.port()).into(),
+        _ => local,
+    };
+    err!("skillkit serve: MCP on http://{url_addr}{HTTP_PATH}");
+    if local.ip().is_unspecified() {
+        let access = match token {
+            Some(_) => format!("clients send {TOKEN_VARIABLE}'s token"),
+            None => "without a token: anyone who reaches it is served".to_owned(),
+        };
+        err!(
+            "skillkit serve: listening on all interfaces ({local}), {access}; other machines \
+             use this machine's address, allowed with --allow-host NAME"
+        );
+    } else if !local.ip().is_loopback() && token.is_none() {
+        err!(
+            "skillkit serve: listening on {local} without a token: anyone who reaches it is served"
+        );
+    }
     server
         .serve_http(listener, options)
         .await

@@ -283,7 +283,10 @@ async fn skill_files_are_resources_listed_by_page() {
             ))
             .await,
     );
-    assert!(message.contains("the cursor is empty"), "{message}");
+    assert!(
+        message.contains("the cursor is not one this server gave"),
+        "{message}"
+    );
 
     // Still serving.
     assert!(read("skill://many/s007/SKILL.md").await.is_ok());

@@ -180,8 +180,118 @@ fn http_address_help_names_the_default_and_the_token_variable() {
         "--http <ADDR>",
         "127.0.0.1",
         "SKILLKIT_MCP_TOKEN",
+        "--allow-unauthenticated",
         "--watch-interval",
     ] {
         assert!(help.contains(says), "{says}: {help}");
+    }
+}
+
+/// A child process, killed when dropped (a failed assertion included).
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `skillkit serve NOTES ARGS` with the token variable set to `token` (or
+/// unset), and its stderr, line by line (ending when it exits).
+fn start(
+    notes: &std::path::Path,
+    args: &[&str],
+    token: Option<&str>,
+) -> (Running, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_skillkit"));
+    command
+        .arg("serve")
+        .arg(notes)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .env_remove("SKILLKIT_MCP_TOKEN");
+    if let Some(token) = token {
+        command.env("SKILLKIT_MCP_TOKEN", token);
+    }
+    let mut child = command.spawn().unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (lines, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (Running(child), receiver)
+}
+
+/// The next line of stderr (a hang guard, not a timing assertion).
+fn next_line(lines: &std::sync::mpsc::Receiver<String>) -> Option<String> {
+    match lines.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(line) => Some(line),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
+        Err(e) => panic!("skillkit serve said nothing more: {e}"),
+    }
+}
+
+#[test]
+fn all_interfaces_without_a_token_is_refused_naming_the_variable() {
+    let dir = kit();
+    let (mut child, lines) = start(&dir.path().join("notes"), &["--http", "0.0.0.0:0"], None);
+    let mut said = Vec::new();
+    while let Some(line) = next_line(&lines) {
+        assert!(
+            !line.contains("MCP on"),
+            "served on all interfaces without a token: {line}"
+        );
+        said.push(line);
+    }
+    assert_eq!(child.0.wait().unwrap().code(), Some(2), "{said:?}");
+    let said = said.join("\n");
+    assert!(said.contains("SKILLKIT_MCP_TOKEN"), "{said}");
+    assert!(said.contains("--allow-unauthenticated"), "{said}");
+}
+
+#[tokio::test]
+async fn all_interfaces_prints_a_url_that_works() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    for (token, flag) in [
+        (Some("t0ken"), None),
+        (None, Some("--allow-unauthenticated")),
+    ] {
+        let mut args = vec!["--http", "0.0.0.0:0"];
+        args.extend(flag);
+        let (child, lines) = start(&notes, &args, token);
+        let first = next_line(&lines).expect("the URL");
+        let second = next_line(&lines).expect("where it listens");
+        let url = first
+            .strip_prefix("skillkit serve: MCP on ")
+            .unwrap_or_else(|| panic!("no URL: {first:?}"))
+            .to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+        assert!(second.contains("all interfaces"), "{second}");
+        if token.is_none() {
+            assert!(second.contains("without a token"), "{second}");
+        }
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}});
+        let mut post = reqwest::Client::new()
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(initialize.to_string());
+        if let Some(token) = token {
+            post = post.bearer_auth(token);
+        }
+        let answer = post.send().await.unwrap();
+        assert_eq!(answer.status(), 200, "{url}");
+        drop(child);
     }
 }

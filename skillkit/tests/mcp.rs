@@ -1,25 +1,19 @@
 //! `McpServer` through its public API: rmcp's client over an in-process
-//! byte pipe and over Streamable HTTP on 127.0.0.1, on a catalog of
-//! `Memory` skills, some with Rust tools.
+//! byte pipe, and raw lines over `JsonLines`, on a catalog of `Memory`
+//! skills, some with Rust tools (Streamable HTTP: `mcp_http.rs`).
 #![cfg(feature = "mcp")]
 
-use std::collections::BTreeSet;
+mod mcp_support;
+
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
-use rmcp::service::{NotificationContext, RoleClient, RunningService, Service};
+use mcp_support::*;
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
+use rmcp::service::{RoleClient, RunningService};
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
-use skillkit::mcp::{HttpOptions, McpServer};
+use skillkit::mcp::McpServer;
 use skillkit::{Catalog, Memory, Skill, Tool, ToolExecution, ToolOutcome};
-
-struct Echo;
-#[skillkit::async_trait]
-impl Tool for Echo {
-    async fn execute(&self, e: ToolExecution) -> ToolOutcome {
-        ToolOutcome::ok(format!("{} got {}", e.skill.name, e.arguments()))
-    }
-}
 
 struct Faulty;
 #[skillkit::async_trait]
@@ -44,20 +38,6 @@ async fn connect<C: rmcp::ClientHandler>(
         }
     });
     client.serve(client_end).await.unwrap()
-}
-
-async fn call<S: Service<RoleClient>>(
-    client: &RunningService<RoleClient, S>,
-    tool: &str,
-    arguments: Value,
-) -> CallToolResult {
-    let mut request = CallToolRequestParams::new(tool.to_owned());
-    request.arguments = arguments.as_object().cloned();
-    client.call_tool(request).await.unwrap()
-}
-
-fn text(result: &CallToolResult) -> &str {
-    &result.content[0].as_text().unwrap().text
 }
 
 #[tokio::test]
@@ -181,42 +161,6 @@ async fn lists_are_paginated_by_the_page_size() {
     );
 }
 
-/// A client that forwards each list-changed notification it receives.
-#[derive(Clone)]
-struct Notified(tokio::sync::mpsc::UnboundedSender<&'static str>);
-
-impl rmcp::ClientHandler for Notified {
-    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
-        let _ = self.0.send("tools");
-    }
-    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
-        let _ = self.0.send("prompts");
-    }
-    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
-        let _ = self.0.send("resources");
-    }
-}
-
-type Notifications = tokio::sync::mpsc::UnboundedReceiver<&'static str>;
-
-fn notified() -> (Notified, Notifications) {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    (Notified(tx), rx)
-}
-
-/// Waits until each of `lists` was notified (a hang guard, not a timing
-/// assertion: the server has minutes to send them).
-async fn expect(notifications: &mut Notifications, lists: &[&str]) {
-    let mut missing: BTreeSet<&str> = lists.iter().copied().collect();
-    while !missing.is_empty() {
-        let got = tokio::time::timeout(Duration::from_secs(120), notifications.recv())
-            .await
-            .unwrap_or_else(|_| panic!("no notification of {missing:?}"))
-            .expect("the client is connected");
-        missing.remove(got);
-    }
-}
-
 #[tokio::test]
 async fn a_query_that_finds_the_catalog_changed_notifies_the_client() {
     let memory = Memory::new();
@@ -253,99 +197,155 @@ async fn an_idle_client_is_told_of_a_change_by_the_poll() {
     expect(&mut notifications, &["tools", "prompts", "resources"]).await;
 }
 
-/// Serves `server` over HTTP on 127.0.0.1, any free port; its URL.
-async fn serve_http(server: McpServer, options: HttpOptions) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(server.serve_http(listener, options));
-    url
+/// A kit `k` on disk whose skill `s` has a `.env` beside its `SKILL.md`,
+/// a link `env.txt` to it, a hidden folder `.git` with a file, a link
+/// `config` to that folder, and a plain `notes.txt`.
+#[cfg(unix)]
+fn kit_with_hidden_files() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let skill = root.path().join("k/skills/s");
+    std::fs::create_dir_all(skill.join(".git")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: s\ndescription: A skill.\n---\nBody.\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join(".env"), "TOKEN=hunter2\n").unwrap();
+    std::fs::write(skill.join(".git/config"), "[core] secret=hunter2\n").unwrap();
+    std::fs::write(skill.join("notes.txt"), "plain\n").unwrap();
+    std::os::unix::fs::symlink(".env", skill.join("env.txt")).unwrap();
+    std::os::unix::fs::symlink(".git", skill.join("config")).unwrap();
+    root
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_link_to_a_hidden_file_is_not_served_on_either_route() {
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+
+    let root = kit_with_hidden_files();
+    let catalog = Catalog::builder()
+        .provider(skillkit::Local::new(root.path().join("k")))
+        .build();
+    let client = connect(McpServer::new(catalog), ()).await;
+
+    let plain = call(
+        &client,
+        "read_skill_file",
+        json!({"name": "k:s", "path": "notes.txt"}),
+    )
+    .await;
+    assert_eq!(text(&plain), "plain\n");
+    for path in ["env.txt", "config/config", ".env"] {
+        let tool = call(
+            &client,
+            "read_skill_file",
+            json!({"name": "k:s", "path": path}),
+        )
+        .await;
+        assert_eq!(tool.is_error, Some(true), "{path}: {tool:?}");
+        assert!(!text(&tool).contains("hunter2"), "{path}: {}", text(&tool));
+        assert!(text(&tool).contains("hidden"), "{path}: {}", text(&tool));
+
+        let uri = format!("skill://k/s/{path}");
+        let resource = client
+            .read_resource(ReadResourceRequestParams::new(uri.clone()))
+            .await;
+        let Err(ServiceError::McpError(e)) = &resource else {
+            panic!("{uri} was served: {resource:?}");
+        };
+        assert!(e.message.contains("hidden"), "{uri}: {}", e.message);
+        assert!(!e.message.contains("hunter2"), "{uri}: {}", e.message);
+    }
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("skill://k/s/notes.txt"))
+        .await
+        .unwrap();
+    assert!(matches!(
+        &read.contents[0],
+        ResourceContents::TextResourceContents { text, .. } if text == "plain\n"
+    ));
+    let uris: Vec<String> = client
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri.clone())
+        .collect();
+    assert_eq!(uris, ["skill://k/s/SKILL.md", "skill://k/s/notes.txt"]);
+}
+
+/// `server` on [`JsonLines`](skillkit::mcp::JsonLines) over a pipe, past the
+/// handshake: a function sending one raw line and reading the answer.
+struct Lines {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    read: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+}
+
+impl Lines {
+    async fn open(server: McpServer) -> Lines {
+        use tokio::io::AsyncBufReadExt;
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(theirs);
+        tokio::spawn(async move {
+            if let Ok(running) = server
+                .serve(skillkit::mcp::JsonLines::new(read, write))
+                .await
+            {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, write) = tokio::io::split(ours);
+        let mut lines = Lines {
+            write,
+            read: tokio::io::BufReader::new(read).lines(),
+        };
+        assert_eq!(lines.ask(&initialize()).await["id"], 0);
+        lines
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        lines
+    }
+
+    async fn send(&mut self, message: &Value) {
+        use tokio::io::AsyncWriteExt;
+        let line = format!("{message}\n");
+        self.write.write_all(line.as_bytes()).await.unwrap();
+    }
+
+    /// Sends `request` and reads lines up to the answer of its id.
+    async fn ask(&mut self, request: &Value) -> Value {
+        self.send(request).await;
+        loop {
+            let line = self.read.next_line().await.unwrap().expect("an answer");
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer.get("id") == request.get("id") {
+                return answer;
+            }
+        }
+    }
 }
 
 #[tokio::test]
-async fn streamable_http_serves_guards_and_notifies() {
-    use rmcp::transport::StreamableHttpClientTransport;
-    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-
-    let memory = Memory::new();
-    memory.put(Skill::new("kit:guide", "A guide.").with_body("Read $ARGUMENTS."));
-    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build())
-        .watch(Some(Duration::from_millis(20)));
-    let options = HttpOptions::new()
-        .bearer_token("t0ken")
-        .max_request_bytes(64 * 1024);
-    let url = serve_http(server, options).await;
-
-    let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header("t0ken");
-    let (handler, mut notifications) = notified();
-    let client = handler
-        .serve(StreamableHttpClientTransport::from_config(config))
-        .await
-        .unwrap();
-    let activated = client
-        .call_tool({
-            let mut call = CallToolRequestParams::new("activate_skill");
-            call.arguments = json!({"name": "kit:guide", "arguments": "it"})
-                .as_object()
-                .cloned();
-            call
-        })
-        .await
-        .unwrap();
-    assert_eq!(
-        text(&activated),
-        "<skill_content name=\"kit:guide\">\nRead it.\n</skill_content>"
-    );
-    memory.put_tool(Skill::new("kit:echo", "Echo."), Echo);
-    expect(&mut notifications, &["tools", "prompts", "resources"]).await;
-
-    // The guards, before rmcp sees the request.
-    let http = reqwest::Client::new();
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let post = |body: String| {
-        http.post(&url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(body)
-    };
-    let no_token = post(initialize.to_string()).send().await.unwrap();
-    assert_eq!(no_token.status(), 401);
-    assert_eq!(no_token.headers()["www-authenticate"], "Bearer");
-    let body = no_token.text().await.unwrap();
-    assert!(body.contains("Authorization: Bearer <token>"), "{body}");
-    assert!(!body.contains("t0ken"));
-    let wrong = post(initialize.to_string()).bearer_auth("guess");
-    assert_eq!(wrong.send().await.unwrap().status(), 401);
-    let foreign = post(initialize.to_string())
-        .bearer_auth("t0ken")
-        .header("origin", "https://evil.example");
-    let foreign = foreign.send().await.unwrap();
-    assert_eq!(foreign.status(), 403);
-    assert!(foreign.text().await.unwrap().contains("evil.example"));
-    let local = post(initialize.to_string())
-        .bearer_auth("t0ken")
-        .header("origin", "http://localhost:5173");
-    assert_eq!(local.send().await.unwrap().status(), 200);
-    let big = post("x".repeat(64 * 1024 + 1)).bearer_auth("t0ken");
-    let big = big.send().await.unwrap();
-    assert_eq!(big.status(), 413);
-    assert!(big.text().await.unwrap().contains("at most 65536 bytes"));
-    for (body, code) in [
-        ("this is not json".to_owned(), -32700),
-        (json!({"id": 7, "method": "tools/list"}).to_string(), -32600),
-    ] {
-        let refused = post(body).bearer_auth("t0ken").send().await.unwrap();
-        assert_eq!(refused.status(), 400);
-        let error: Value = refused.json().await.unwrap();
-        assert_eq!(error["error"]["code"], code, "{error}");
-        assert!(error.get("id").is_some(), "{error}");
-        let message = error["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains("send one JSON-RPC 2.0 message"),
-            "{message}"
-        );
+async fn wrong_params_of_a_known_method_are_invalid_params_on_stdio() {
+    let mut lines = Lines::open(five_skills()).await;
+    for (request, says) in wrong_params() {
+        let answer = lines.ask(&request).await;
+        assert_invalid_params(&request, &answer, says);
     }
-    // Still serving.
-    let listed = call(&client, "list_skills", json!({})).await;
-    assert!(text(&listed).contains("kit:echo"), "{}", text(&listed));
+    // An unknown method is still not found, and a cursor the server gave
+    // still pages.
+    let unknown = lines
+        .ask(&json!({"jsonrpc": "2.0", "id": 20, "method": "tools/frobnicate"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let first = lines
+        .ask(&json!({"jsonrpc": "2.0", "id": 21, "method": "prompts/list"}))
+        .await;
+    let cursor = first["result"]["nextCursor"].clone();
+    assert!(cursor.is_string(), "{first}");
+    let second = lines
+        .ask(&json!({"jsonrpc": "2.0", "id": 22, "method": "prompts/list", "params": {"cursor": cursor}}))
+        .await;
+    assert_eq!(second["result"]["prompts"][0]["name"], "kit:s2", "{second}");
 }

@@ -16,8 +16,14 @@ pub(super) enum Contents {
 }
 
 /// The file at `path` (as a client wrote it, relative to `dir`), canonical,
-/// if it lies inside `dir`; else what is wrong, said so the client can fix
-/// its request.
+/// if it lies inside `dir` and is not hidden; else what is wrong, said so the
+/// client can fix its request.
+///
+/// The one check of what is served, for every route (`read_skill_file`,
+/// `resources/read`): the path is resolved first (`..` and every symlink
+/// followed), then the resolved file must lie inside the resolved folder and
+/// no component of its path below that folder may start with `.`, so a link
+/// `env.txt -> .env` is refused as `.env` itself is.
 pub(super) fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
     if path.is_empty() {
         return Err(
@@ -27,20 +33,13 @@ pub(super) fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
         );
     }
     let relative = Path::new(path);
-    for component in relative.components() {
-        match component {
-            Component::Prefix(_) | Component::RootDir => {
-                return Err(format!(
-                    "`{path}` is absolute; give a path relative to the skill's folder"
-                ));
-            }
-            Component::Normal(name) if name.to_string_lossy().starts_with('.') => {
-                return Err(format!(
-                    "`{path}` names a hidden file or folder, which is not served"
-                ));
-            }
-            _ => {}
-        }
+    if relative
+        .components()
+        .any(|c| matches!(c, Component::Prefix(_) | Component::RootDir))
+    {
+        return Err(format!(
+            "`{path}` is absolute; give a path relative to the skill's folder"
+        ));
     }
     let root = std::fs::canonicalize(dir)
         .map_err(|e| format!("the skill's folder cannot be read ({e})"))?;
@@ -50,9 +49,17 @@ pub(super) fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
         ),
         _ => format!("`{path}` cannot be read ({e})"),
     })?;
-    if !target.starts_with(&root) {
+    let Ok(inside) = target.strip_prefix(&root) else {
         return Err(format!(
             "`{path}` leads outside the skill's folder; only files inside it are served"
+        ));
+    };
+    if inside
+        .components()
+        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+    {
+        return Err(format!(
+            "`{path}` is or leads to a hidden file or folder, which is not served"
         ));
     }
     if target.is_dir() {
@@ -169,6 +176,26 @@ mod tests {
         assert!(err.contains("leads outside"), "{err}");
         std::os::unix::fs::symlink(dir.join("scripts/run.sh"), dir.join("inside.sh")).unwrap();
         assert!(resolve(&dir, "inside.sh").is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_to_a_hidden_file_or_folder_is_refused() {
+        let (_root, dir) = skill_dir();
+        std::fs::create_dir(dir.join(".git")).unwrap();
+        std::fs::write(dir.join(".git/config"), "secret").unwrap();
+        std::os::unix::fs::symlink(".env", dir.join("env.txt")).unwrap();
+        std::os::unix::fs::symlink(".git", dir.join("git")).unwrap();
+        for path in ["env.txt", "git/config", "scripts/../.env"] {
+            let err = resolve(&dir, path).unwrap_err();
+            assert!(err.contains("hidden"), "{path}: {err}");
+        }
+        // A skill inside a hidden folder (`.claude/skills/x`) is served: only
+        // the path below the skill's folder counts.
+        let hidden_root = dir.join(".claude/skills/x");
+        std::fs::create_dir_all(&hidden_root).unwrap();
+        std::fs::write(hidden_root.join("notes.md"), "n").unwrap();
+        assert!(resolve(&hidden_root, "notes.md").is_ok());
     }
 
     #[test]

@@ -13,10 +13,13 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use secrecy::{ExposeSecret, SecretString};
 
+use super::answer;
 use super::jsonrpc::{self, Read};
 use super::origin::{self, Allowed};
 use super::{McpServer, ServeError};
@@ -53,6 +56,7 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
 #[derive(Clone)]
 pub struct HttpOptions {
     token: Option<SecretString>,
+    unauthenticated: bool,
     max_request_bytes: usize,
     origins: Vec<Allowed>,
     hosts: Vec<String>,
@@ -62,6 +66,7 @@ impl Default for HttpOptions {
     fn default() -> HttpOptions {
         HttpOptions {
             token: None,
+            unauthenticated: false,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             origins: origin::loopback(),
             hosts: ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec(),
@@ -73,6 +78,7 @@ impl std::fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpOptions")
             .field("token", &self.token.as_ref().map(|_| "[redacted]"))
+            .field("unauthenticated", &self.unauthenticated)
             .field("max_request_bytes", &self.max_request_bytes)
             .field("origins", &self.origins)
             .field("hosts", &self.hosts)
@@ -100,6 +106,40 @@ impl HttpOptions {
     pub fn bearer_token(mut self, token: impl Into<String>) -> HttpOptions {
         self.token = Some(SecretString::from(token.into()));
         self
+    }
+
+    /// Serves without a bearer token on an address other machines reach
+    /// (`0.0.0.0`, a LAN address), which [`McpServer::serve_http`] refuses
+    /// otherwise ([`ServeError::NoToken`]): anyone who reaches the address
+    /// is served. Not needed on loopback.
+    ///
+    /// ```
+    /// let options = skillkit::mcp::HttpOptions::new().allow_unauthenticated();
+    /// # let _ = options;
+    /// ```
+    pub fn allow_unauthenticated(mut self) -> HttpOptions {
+        self.unauthenticated = true;
+        self
+    }
+
+    /// Whether a listener bound to `addr` may serve with these options: not
+    /// when `addr` is reachable from other machines (not loopback) and there
+    /// is no bearer token, unless [`allow_unauthenticated`](Self::allow_unauthenticated)
+    /// said so. [`McpServer::serve_http`] checks it; call it yourself to
+    /// check before you announce the address.
+    ///
+    /// ```
+    /// use skillkit::mcp::{HttpOptions, ServeError};
+    /// let everywhere = "0.0.0.0:8080".parse().unwrap();
+    /// assert!(matches!(HttpOptions::new().check_bind(everywhere), Err(ServeError::NoToken { .. })));
+    /// assert!(HttpOptions::new().bearer_token("t").check_bind(everywhere).is_ok());
+    /// assert!(HttpOptions::new().check_bind("127.0.0.1:8080".parse().unwrap()).is_ok());
+    /// ```
+    pub fn check_bind(&self, addr: std::net::SocketAddr) -> Result<(), ServeError> {
+        match addr.ip().is_loopback() || self.token.is_some() || self.unauthenticated {
+            true => Ok(()),
+            false => Err(ServeError::NoToken { addr }),
+        }
     }
 
     /// The largest request body accepted (else 413).
@@ -151,17 +191,23 @@ struct Guard {
     token: Option<SecretString>,
     max_request_bytes: usize,
     origins: Vec<Allowed>,
+    /// rmcp's sessions, so a `DELETE` of one that is not there is 404.
+    sessions: Arc<LocalSessionManager>,
 }
 
 impl McpServer {
     /// The server as an axum [`Router`](axum::Router) answering MCP's
     /// Streamable HTTP transport on [`HTTP_PATH`]: merge or nest it into
     /// your application's router. Each client session is a connection of
-    /// its own (with its change notifications on its event stream). A
+    /// its own (with its change notifications on its event stream), ended
+    /// by a `DELETE` (204; 404 for a session that ended or never began). A
     /// request is refused with 403 when its `Origin` is not allowed, 401
     /// without the bearer token (when one is set), 413 over the size limit,
     /// and 400 with a JSON-RPC error (`-32700`, `-32600`, id null) when its
-    /// body is not one JSON-RPC message.
+    /// body is not one JSON-RPC message. The answer to a request is sent
+    /// whole, in one write; serve it on connections with `TCP_NODELAY`
+    /// (as [`serve_http`](Self::serve_http) does), or small answers wait on
+    /// the client's delayed acknowledgements.
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -189,15 +235,14 @@ impl McpServer {
             .with_max_request_body_bytes(options.max_request_bytes)
             .with_allowed_hosts(options.hosts);
         let server = self.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
         let guard = Arc::new(Guard {
             token: options.token,
             max_request_bytes: options.max_request_bytes,
             origins: options.origins,
+            sessions,
         });
         axum::Router::new()
             .route_service(HTTP_PATH, service)
@@ -206,7 +251,11 @@ impl McpServer {
 
     /// Serves [`router`](Self::router) on `listener` until the listener
     /// fails: bind it yourself (port 0 for any free port, and
-    /// `local_addr` tells which).
+    /// `local_addr` tells which). A listener other machines reach (not
+    /// loopback) is refused without a bearer token
+    /// ([`HttpOptions::check_bind`]). Accepted connections are set to
+    /// `TCP_NODELAY`, so an answer is not held back waiting for the
+    /// client's acknowledgement.
     ///
     /// ```no_run
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -221,6 +270,15 @@ impl McpServer {
         listener: tokio::net::TcpListener,
         options: HttpOptions,
     ) -> Result<(), ServeError> {
+        use axum::serve::ListenerExt;
+        options.check_bind(listener.local_addr().map_err(ServeError::Io)?)?;
+        // An answer goes out when written, not held back (Nagle) until the
+        // client acknowledges the previous segment.
+        let listener = listener.tap_io(|stream| {
+            if let Err(e) = stream.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY on a connection: {e}");
+            }
+        });
         axum::serve(listener, self.router(options))
             .await
             .map_err(ServeError::Io)
@@ -261,6 +319,9 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return response;
     }
+    if request.method() == Method::DELETE {
+        return end_session(&guard.sessions, request, next).await;
+    }
     if request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -293,16 +354,47 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
         bytes.extend_from_slice(&chunk);
     }
-    if let Read::Malformed { answer, .. } = jsonrpc::read(&bytes) {
-        return (
-            StatusCode::BAD_REQUEST,
-            [(header::CONTENT_TYPE, "application/json")],
-            answer,
-        )
-            .into_response();
+    let (status, answer) = match jsonrpc::read(&bytes) {
+        Read::Message(_) => (StatusCode::OK, None),
+        Read::Malformed { answer, .. } => (StatusCode::BAD_REQUEST, Some(answer)),
+        Read::InvalidParams { answer } => (StatusCode::OK, Some(answer)),
+    };
+    if let Some(answer) = answer {
+        let json = [(header::CONTENT_TYPE, "application/json")];
+        return (status, json, answer).into_response();
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let asked = parts.headers.clone();
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    answer::whole(&asked, response).await
+}
+
+/// A `DELETE` ending a session: 404 when there is no such session (it
+/// ended, or never began), else rmcp ends it, answered 204 (rmcp says 202,
+/// which clients such as the Python SDK take for a failure: MCP's success
+/// here is 200 or 204).
+async fn end_session(sessions: &LocalSessionManager, request: Request, next: Next) -> Response {
+    let id = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok());
+    if let Some(id) = id
+        && !sessions.has_session(&id.into()).await.unwrap_or(false)
+    {
+        return refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: there is no session of that id (it ended, or never began); start one \
+             with an initialize request"
+                .to_owned(),
+        );
+    }
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = Body::empty();
+    }
+    response
 }
 
 /// Whether `value` is `Bearer <token>`, compared in constant time.

@@ -2,9 +2,13 @@
 //! message that is not JSON gets `-32700 Parse error`, JSON that is not a
 //! JSON-RPC message `-32600 Invalid Request`, each with `id` null (or the
 //! request's id when it has a readable one) and a message saying what to
-//! send instead.
+//! send instead. A list request whose params rmcp drops as unreadable (it
+//! reads `{"cursor": 7}` as no params, the first page) gets `-32602 Invalid
+//! params` here, as the other methods' wrong params get it from the server.
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorCode};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, JsonRpcMessage, PaginatedRequestParams,
+};
 use serde_json::{Value, json};
 
 /// What a client sent, read.
@@ -16,6 +20,10 @@ pub(super) enum Read {
     /// drops unanswered (JSON-RPC answers no notification) and HTTP refuses
     /// with its status.
     Malformed { answer: String, notification: bool },
+    /// A well-formed request with params its method cannot take: the error
+    /// response (`-32602`, with the request's id), a JSON-RPC answer like
+    /// any other (HTTP status 200).
+    InvalidParams { answer: String },
 }
 
 /// What a message of this server looks like, for the error messages.
@@ -29,6 +37,9 @@ pub(super) fn read(bytes: &[u8]) -> Read {
     // message it reads is one the checks below would pass: one parse for a
     // well-formed message, the diagnosis only for a malformed one.
     if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        if let Some(answer) = dropped_params(&message, bytes) {
+            return Read::InvalidParams { answer };
+        }
         return Read::Message(Box::new(message));
     }
     let value: Value = match serde_json::from_slice(bytes) {
@@ -70,6 +81,36 @@ pub(super) fn read(bytes: &[u8]) -> Read {
     }
 }
 
+/// The `-32602` answer to a list request read without params when `bytes`
+/// has params, which rmcp dropped because they are not a page's.
+fn dropped_params(message: &ClientJsonRpcMessage, bytes: &[u8]) -> Option<String> {
+    let JsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let dropped = match &request.request {
+        ClientRequest::ListToolsRequest(r) => r.params.is_none(),
+        ClientRequest::ListPromptsRequest(r) => r.params.is_none(),
+        ClientRequest::ListResourcesRequest(r) => r.params.is_none(),
+        ClientRequest::ListResourceTemplatesRequest(r) => r.params.is_none(),
+        _ => false,
+    };
+    if !dropped {
+        return None;
+    }
+    memchr::memmem::find(bytes, b"\"params\"")?;
+    let params = serde_json::from_slice::<Value>(bytes)
+        .ok()?
+        .get("params")?
+        .clone();
+    if params.is_null() || serde_json::from_value::<PaginatedRequestParams>(params.clone()).is_ok()
+    {
+        return None;
+    }
+    let refused = super::params::refuse(request.request.method(), Some(&params));
+    let id = serde_json::to_value(&request.id).ok();
+    Some(error(refused.code, id, refused.message.into_owned()))
+}
+
 /// A JSON-RPC error response, serialized (`id` null when the request's id is
 /// not known).
 fn error(code: ErrorCode, id: Option<Value>, message: String) -> String {
@@ -89,6 +130,26 @@ mod tests {
         match read(bytes) {
             Read::Malformed { answer, .. } => serde_json::from_str(&answer).unwrap(),
             Read::Message(m) => panic!("read as a message: {m:?}"),
+            Read::InvalidParams { answer } => panic!("read as invalid params: {answer}"),
+        }
+    }
+
+    #[test]
+    fn a_list_request_with_params_rmcp_drops_is_invalid_params() {
+        let line =
+            br#"{"jsonrpc": "2.0", "id": 5, "method": "prompts/list", "params": {"cursor": 7}}"#;
+        let Read::InvalidParams { answer } = read(line) else {
+            panic!("not refused");
+        };
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["id"], 5);
+        assert_eq!(answer["error"]["code"], -32602);
+        for fine in [
+            &br#"{"jsonrpc": "2.0", "id": 5, "method": "prompts/list", "params": {"cursor": "c1.YQ"}}"#[..],
+            br#"{"jsonrpc": "2.0", "id": 5, "method": "prompts/list", "params": null}"#,
+            br#"{"jsonrpc": "2.0", "id": 5, "method": "prompts/list"}"#,
+        ] {
+            assert!(matches!(read(fine), Read::Message(_)));
         }
     }
 

@@ -11,9 +11,10 @@
 //! * tools: `list_skills` (name and description of every skill),
 //!   `activate_skill {name, arguments}` (the rendered body, exactly as the
 //!   agent runtime's `activate_skill` returns it), `read_skill_file {name,
-//!   path}` (a file beside the `SKILL.md`; absolute paths, hidden files and
-//!   paths leading outside the skill's folder, through `..` or a symlink,
-//!   are refused), and each executable skill (one whose provider binds a
+//!   path}` (a file beside the `SKILL.md`; absolute paths, paths leading
+//!   outside the skill's folder, through `..` or a symlink, and hidden files,
+//!   also reached through a symlink, are refused: the path is checked once
+//!   resolved, as for `resources/read`), and each executable skill (one whose provider binds a
 //!   [`Tool`](crate::Tool), as embedded kits do) as a tool of its own, under a
 //!   wire-safe name (`files:read` → `files_read`);
 //! * prompts: one per skill, named by its full name, with one `arguments`
@@ -29,10 +30,14 @@
 //! Lists are paginated ([`DEFAULT_PAGE_SIZE`] items a page). A tool call that
 //! cannot be carried out (an unknown skill, a missing or malformed argument, a
 //! path leading outside the skill) is a tool result with `isError`, saying what
-//! to do; an unknown tool, prompt or resource, or a malformed prompt argument,
-//! is a protocol error saying the same; a message that is not JSON, or not
-//! JSON-RPC, gets `-32700 Parse error` or `-32600 Invalid Request` (id null)
-//! on both transports. The server keeps serving either way.
+//! to do; an unknown tool, prompt or resource, a malformed prompt argument,
+//! params that do not fit their method (`tools/call` whose `arguments` is not
+//! an object, `prompts/get` without `name`, `resources/read` without `uri`) or
+//! a cursor this server did not give is `-32602 Invalid params` saying the
+//! same; a method the server does not serve is `-32601 Method not found`; a
+//! message that is not JSON, or not JSON-RPC, gets `-32700 Parse error` or
+//! `-32600 Invalid Request` (id null) on both transports. The server keeps
+//! serving either way.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -61,12 +66,14 @@
 //! # });
 //! ```
 
+mod answer;
 mod changes;
 mod files;
 mod http;
 mod jsonrpc;
 mod origin;
 mod pages;
+mod params;
 mod prompts;
 mod resources;
 mod stdio;
@@ -88,8 +95,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig,
 };
@@ -159,6 +166,18 @@ pub enum ServeError {
     /// An option is malformed (the message says how to write it).
     #[error("{0}")]
     Options(String),
+    /// The HTTP listener is bound to an address other machines reach, and
+    /// no bearer token is set: anyone who reaches it would be served.
+    #[error(
+        "refused to serve MCP on {addr} without a bearer token: that address is reachable from \
+         other machines; set a token (HttpOptions::bearer_token), bind a loopback address \
+         (127.0.0.1), or say that anyone who reaches it may use it \
+         (HttpOptions::allow_unauthenticated)"
+    )]
+    NoToken {
+        /// The address the listener is bound to.
+        addr: std::net::SocketAddr,
+    },
 }
 
 impl McpServer {
@@ -277,7 +296,7 @@ impl ServerHandler for McpServer {
         let cursor = pages::cursor(request.as_ref())?;
         let snapshot = self.snapshot(&context.peer).await;
         let tools = tools::Tools::of(&snapshot).definitions();
-        let (page, next) = pages::page(tools, |t| &t.name, cursor, self.page_size);
+        let (page, next) = pages::page(tools, |t| &t.name, cursor.as_deref(), self.page_size);
         let mut result = ListToolsResult::with_all_items(page);
         result.next_cursor = next;
         Ok(result)
@@ -301,7 +320,7 @@ impl ServerHandler for McpServer {
         let cursor = pages::cursor(request.as_ref())?;
         let snapshot = self.snapshot(&context.peer).await;
         let prompts = prompts::list(&snapshot);
-        let (page, next) = pages::page(prompts, |p| &p.name, cursor, self.page_size);
+        let (page, next) = pages::page(prompts, |p| &p.name, cursor.as_deref(), self.page_size);
         let mut result = ListPromptsResult::with_all_items(page);
         result.next_cursor = next;
         Ok(result)
@@ -323,6 +342,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
         let snapshot = self.snapshot(&context.peer).await;
+        let cursor = cursor.as_deref();
         let resources = resources::after(&snapshot, cursor, self.page_size);
         let (page, next) = pages::page(resources, |r| &r.uri, cursor, self.page_size);
         let mut result = ListResourcesResult::with_all_items(page);
@@ -337,5 +357,16 @@ impl ServerHandler for McpServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
         Ok(resources::read(&snapshot, &request.uri)?.into())
+    }
+
+    /// A request rmcp could not read as any method's: `-32602` when the
+    /// method is one this server serves (its params are wrong), else
+    /// `-32601`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(params::refuse(&request.method, request.params.as_ref()))
     }
 }

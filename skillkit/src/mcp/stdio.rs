@@ -137,7 +137,7 @@ where
                     answer,
                     notification: true,
                 } => tracing::debug!("dropped a malformed notification: {answer}"),
-                Read::Malformed { answer, .. } => {
+                Read::Malformed { answer, .. } | Read::InvalidParams { answer } => {
                     tracing::debug!("refused a malformed message: {answer}");
                     if write_line(&self.write, answer).await.is_err() {
                         return None;
