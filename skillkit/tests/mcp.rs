@@ -275,6 +275,57 @@ async fn a_link_to_a_hidden_file_is_not_served_on_either_route() {
     assert_eq!(uris, ["skill://k/s/SKILL.md", "skill://k/s/notes.txt"]);
 }
 
+/// A FIFO beside a `SKILL.md` (a cloned repository can ship one) never
+/// blocks `read_skill_file` or `resources/read`: the server opens it as every
+/// reader does and says what it is.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_fifo_beside_a_skill_is_said_not_read() {
+    use rmcp::model::ReadResourceRequestParams;
+
+    let root = tempfile::tempdir().unwrap();
+    let skill = root.path().join("k/skills/s");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: s\ndescription: A skill.\n---\nBody.\n",
+    )
+    .unwrap();
+    let fifo = skill.join("pipe.txt");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let catalog = Catalog::builder()
+        .provider(skillkit::Local::new(root.path().join("k")))
+        .build();
+    let client = connect(McpServer::new(catalog), ()).await;
+    let guard = Duration::from_secs(30); // a failure guard, not a timing claim
+    let tool = tokio::time::timeout(
+        guard,
+        call(
+            &client,
+            "read_skill_file",
+            json!({"name": "k:s", "path": "pipe.txt"}),
+        ),
+    )
+    .await
+    .expect("read_skill_file blocked on a FIFO");
+    assert_eq!(tool.is_error, Some(true), "{tool:?}");
+    assert!(text(&tool).contains("FIFO"), "{}", text(&tool));
+    let resource = tokio::time::timeout(
+        guard,
+        client.read_resource(ReadResourceRequestParams::new("skill://k/s/pipe.txt")),
+    )
+    .await
+    .expect("resources/read blocked on a FIFO");
+    let Err(ServiceError::McpError(e)) = &resource else {
+        panic!("a FIFO was served: {resource:?}");
+    };
+    assert!(e.message.contains("FIFO"), "{}", e.message);
+}
+
 /// `server` on [`JsonLines`](skillkit::mcp::JsonLines) over a pipe, past the
 /// handshake: a function sending one raw line and reading the answer.
 struct Lines {

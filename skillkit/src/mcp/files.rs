@@ -74,7 +74,9 @@ pub(super) fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
 /// [`MAX_FILE_BYTES`].
 pub(super) fn read(path: &Path, shown: &str) -> Result<Contents, String> {
     let cannot = |e: std::io::Error| format!("`{shown}` cannot be read ({e})");
-    let file = std::fs::File::open(path).map_err(cannot)?;
+    // Opened as every reader opens a skill's files: never blocking, and
+    // refusing a FIFO, a socket or a device with what it is.
+    let (file, _) = skillkit_parser::open_file(path).map_err(cannot)?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
