@@ -102,3 +102,28 @@ async fn concurrent_puts_all_land() {
     assert_eq!(total, 64 * 50);
     assert_eq!(memory.kit_names(), ["k0", "k1", "k2", "k3"]);
 }
+
+/// Names follow the rule every provider follows: the whitespace around a
+/// name and around each of its parts (a space, a newline, a tab) is not part
+/// of it, so `" ws : padded\n"` is served as `ws:padded`, never beside it.
+#[tokio::test(flavor = "multi_thread")]
+async fn names_are_trimmed_as_files_trim_them() {
+    let memory = Memory::new();
+    let catalog = Catalog::builder().provider(memory.clone()).build();
+    assert_eq!(
+        memory.put(Skill::new(" ws : padded\n", "Padded.")),
+        "ws:padded"
+    );
+    assert_eq!(
+        memory.put(Skill::new("\ttabbed ", "Tabbed.")),
+        "tabbed:tabbed"
+    );
+    let names: Vec<String> = catalog
+        .list_skills()
+        .await
+        .into_iter()
+        .map(|s| s.name.to_string())
+        .collect();
+    assert_eq!(names, ["tabbed:tabbed", "ws:padded"]);
+    assert!(memory.delete("ws:padded"));
+}

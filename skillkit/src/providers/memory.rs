@@ -49,17 +49,20 @@ impl std::fmt::Debug for Memory {
     }
 }
 
-/// The kit and full name of skill name `name`.
+/// The kit and full name of skill name `name`, read by the rule every
+/// provider follows ([`name::qualify`]): the whitespace around the name and
+/// around each of its parts is not part of it.
 fn place(name: &str) -> (String, String) {
-    match name::split(name) {
-        (Some(kit), bare) if !kit.is_empty() && !bare.is_empty() => {
-            (kit.to_owned(), name.to_owned())
+    let (kit, bare) = match name::split(name.trim()) {
+        (Some(kit), bare) if !kit.trim().is_empty() && !bare.trim().is_empty() => {
+            (kit.trim(), bare.trim())
         }
         (_, bare) => {
-            let bare = bare.trim_start_matches(name::SEPARATOR);
-            (bare.to_owned(), format!("{bare}{}{bare}", name::SEPARATOR))
+            let bare = bare.trim_start_matches(name::SEPARATOR).trim();
+            (bare, bare)
         }
-    }
+    };
+    (kit.to_owned(), format!("{kit}{}{bare}", name::SEPARATOR))
 }
 
 impl Memory {
