@@ -200,11 +200,6 @@ impl<T: EmbeddedKit> KitProvider for T {
         Ok(self.kits().await?.into_iter().find(|kit| kit.name == name))
     }
 
-    #[allow(deprecated)]
-    async fn load_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        self.kits().await
-    }
-
     fn tool(self: Arc<Self>, skill: &Skill) -> Option<Arc<dyn Tool>> {
         self.executes(skill)
             .then(|| Arc::new(Executor(self)) as Arc<dyn Tool>)

@@ -27,9 +27,6 @@ pub enum ProviderError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The provider implements neither `list_kits` nor the legacy `load_kits`.
-    #[error("provider `{0}` implements neither `list_kits` nor `load_kits`; implement `list_kits`")]
-    NotImplemented(String),
     /// Any other failure, with its message.
     #[error(transparent)]
     Other(Box<dyn std::error::Error + Send + Sync>),
@@ -130,13 +127,9 @@ pub trait KitProvider: Send + Sync {
         Cow::Borrowed(full.rsplit("::").next().unwrap_or(full))
     }
 
-    /// Every kit the provider holds now. The default calls the legacy
-    /// [`load_kits`](KitProvider::load_kits), so a provider written against it
-    /// still works.
-    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        #[allow(deprecated)]
-        self.load_kits().await
-    }
+    /// Every kit the provider holds now: the one method a provider must
+    /// implement.
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError>;
 
     /// The kit named `name`, if the provider holds it. The default searches
     /// [`list_kits`](KitProvider::list_kits); override it when one kit is cheaper
@@ -149,11 +142,26 @@ pub trait KitProvider: Send + Sync {
             .find(|kit| kit.name == name))
     }
 
-    /// The legacy name of [`list_kits`](KitProvider::list_kits), kept so older
-    /// providers keep working. Implement `list_kits` instead.
-    #[deprecated(note = "implement `list_kits`; `load_kits` is kept only for older providers")]
+    /// The seeds' legacy name of [`list_kits`](KitProvider::list_kits), kept
+    /// so code that calls it keeps working: it answers from `list_kits`.
+    /// Implement `list_kits`, never this (overriding it changes nothing a
+    /// catalog sees).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::{KitProvider, Memory, Skill};
+    /// let memory = Memory::new();
+    /// memory.put(Skill::new("greet:hello", "Say hello."));
+    /// #[allow(deprecated)]
+    /// let kits = memory.load_kits().await.unwrap();
+    /// assert_eq!(kits[0].name, "greet");
+    /// # });
+    /// ```
+    #[deprecated(
+        note = "call `list_kits`; `load_kits` answers from it and is kept only for older callers"
+    )]
     async fn load_kits(&self) -> Result<Vec<Kit>, ProviderError> {
-        Err(ProviderError::NotImplemented(self.name().into_owned()))
+        self.list_kits().await
     }
 
     /// The code that executes `skill`, one of the skills this provider
