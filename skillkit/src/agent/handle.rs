@@ -182,9 +182,10 @@ impl AgentController {
 ///
 /// The agent answers one message at a time, on its own tokio task. Its
 /// events arrive in order on this handle ([`next_event`](Agent::next_event),
-/// or the handle as a `Stream`); the control methods of [`AgentController`]
-/// are available here too (`agent.send_message(…)`), and
-/// [`controller`](Agent::controller) hands them to other tasks. Dropping the
+/// or the handle as a `Stream`); its control methods (`send_message`,
+/// `respond`, `stop`, `history`, `session_id`) are those of
+/// [`AgentController`], which [`controller`](Agent::controller) hands to other
+/// tasks. Dropping the
 /// agent and every controller cancels whatever it is doing.
 pub struct Agent {
     controller: AgentController,
@@ -196,14 +197,6 @@ impl std::fmt::Debug for Agent {
         f.debug_struct("Agent")
             .field("session_id", &self.session_id())
             .finish_non_exhaustive()
-    }
-}
-
-impl std::ops::Deref for Agent {
-    type Target = AgentController;
-
-    fn deref(&self) -> &AgentController {
-        &self.controller
     }
 }
 
@@ -219,6 +212,77 @@ impl Agent {
             },
             events,
         }
+    }
+
+    /// Queues a user message ([`AgentController::send_message`]).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
+    /// #     .registry(skillkit::llm::Registry::new().with("s", skillkit::llm::Scripted::new().text("ok"))).model("s://m");
+    /// let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    /// agent.send_message("Hello").unwrap();
+    /// # });
+    /// ```
+    pub fn send_message(&self, text: impl Into<String>) -> Result<(), AgentError> {
+        self.controller.send_message(text)
+    }
+
+    /// Answers a pending tool call ([`AgentController::respond`]).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
+    /// #     .registry(skillkit::llm::Registry::new().with("s", skillkit::llm::Scripted::new())).model("s://m");
+    /// let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    /// let err = agent.respond("call_9", skillkit::agent::Decision::Approve).unwrap_err();
+    /// assert!(matches!(err, skillkit::agent::AgentError::NotWaiting { .. }));
+    /// # });
+    /// ```
+    pub fn respond(&self, call_id: &str, decision: Decision) -> Result<(), AgentError> {
+        self.controller.respond(call_id, decision)
+    }
+
+    /// Stops the answer in progress ([`AgentController::stop`]).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
+    /// #     .registry(skillkit::llm::Registry::new().with("s", skillkit::llm::Scripted::new())).model("s://m");
+    /// let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    /// agent.stop();
+    /// # });
+    /// ```
+    pub fn stop(&self) {
+        self.controller.stop()
+    }
+
+    /// The conversation so far ([`AgentController::history`]).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
+    /// #     .registry(skillkit::llm::Registry::new().with("s", skillkit::llm::Scripted::new())).model("s://m");
+    /// let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    /// assert!(agent.history().messages.is_empty());
+    /// # });
+    /// ```
+    pub fn history(&self) -> History {
+        self.controller.history()
+    }
+
+    /// The conversation's session id ([`AgentController::session_id`]).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
+    /// #     .registry(skillkit::llm::Registry::new().with("s", skillkit::llm::Scripted::new())).model("s://m");
+    /// let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    /// assert!(agent.session_id().starts_with("session-"));
+    /// # });
+    /// ```
+    pub fn session_id(&self) -> &str {
+        self.controller.session_id()
     }
 
     /// A control handle for other tasks.
