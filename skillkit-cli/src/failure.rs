@@ -4,13 +4,8 @@
 use std::fmt::Display;
 use std::process::ExitCode;
 
+use crate::exit;
 use crate::output::err;
-
-/// Exit code: the work failed (an unknown skill, a model or GitHub error).
-pub const EXIT_FAILED: u8 = 1;
-
-/// Exit code: a usage or I/O error.
-pub const EXIT_IO: u8 = 2;
 
 /// A command's failure: printed as `error: …` on stderr, then the exit code.
 #[derive(Debug)]
@@ -20,18 +15,18 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// The work failed ([`EXIT_FAILED`]).
+    /// The work failed ([`exit::FAILED`]).
     pub fn failed(message: impl Display) -> Failure {
         Failure {
-            code: EXIT_FAILED,
+            code: exit::FAILED,
             message: message.to_string(),
         }
     }
 
-    /// A usage or I/O error ([`EXIT_IO`]).
+    /// A usage or I/O error ([`exit::IO`]).
     pub fn io(message: impl Display) -> Failure {
         Failure {
-            code: EXIT_IO,
+            code: exit::IO,
             message: message.to_string(),
         }
     }

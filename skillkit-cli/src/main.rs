@@ -19,6 +19,7 @@
 mod agent;
 mod ask;
 mod chat;
+mod exit;
 mod explain;
 mod failure;
 mod github;

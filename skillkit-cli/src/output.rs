@@ -171,7 +171,7 @@ pub fn write(text: Arguments<'_>, newline: bool) {
         }
         drop(stdout);
         err!("error: cannot write to standard output: {error}");
-        std::process::exit(i32::from(crate::failure::EXIT_IO));
+        std::process::exit(i32::from(crate::exit::IO));
     }
 }
 

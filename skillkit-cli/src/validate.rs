@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 use skillkit::parser::{Diagnostic, KitLayout, NotAFile, SKILL_FILE, open_file, validate};
 
-use crate::failure::EXIT_IO;
+use crate::exit;
 use crate::output::out;
 use crate::progress::Spinner;
 
@@ -104,7 +104,7 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
             Err(message) => {
                 drop(spinner);
                 crate::output::err!("error: {message}");
-                return ExitCode::from(EXIT_IO);
+                return ExitCode::from(exit::IO);
             }
         }
     }
@@ -133,7 +133,7 @@ pub fn run(paths: &[PathBuf], json: bool) -> ExitCode {
         crate::output::err!("{why}");
     }
     if !unreadable.is_empty() {
-        ExitCode::from(EXIT_IO)
+        ExitCode::from(exit::IO)
     } else if invalid {
         ExitCode::from(1)
     } else {

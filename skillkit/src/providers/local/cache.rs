@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use skillkit_parser::layout::{Fingerprint, Scanner, Stamp, path_order};
+use skillkit_parser::layout::{Scanner, Stamp, path_order};
 use skillkit_parser::{AGENT_FILE, Diagnostic, KitLayout};
 
+use super::file::{CachedFile, Loaded, Loads};
 use super::read::load_files;
-use crate::agent::AgentDefinition;
 use crate::kit::Kit;
-use crate::skill::{Metadata, Skill};
+use crate::skill::Metadata;
 
 /// What the previous query learned, per kit directory.
 #[derive(Default)]
@@ -36,9 +36,6 @@ pub(super) struct KitCache {
     skipped: Vec<Diagnostic>,
     kit: Option<Kit>,
 }
-
-/// Files just read, by path; `None` for one that vanished after the walk.
-pub(super) type Loads = Vec<(Arc<Path>, Option<CachedFile>)>;
 
 /// The cached files of a kit, sorted by [`path_order`] (the order of a walk's
 /// answer): exactly as long as needed, where a hash map keeps up to twice as
@@ -96,58 +93,6 @@ impl Files {
         self.0.shrink_to_fit();
     }
 }
-
-impl CachedFile {
-    /// What was learned of a file with stamp `stamp`, read at `read_at`.
-    pub(super) fn new(
-        stamp: Stamp,
-        read_at: SystemTime,
-        loaded: Loaded,
-        name_line: usize,
-        diagnostics: Vec<Diagnostic>,
-    ) -> Self {
-        CachedFile {
-            proof: stamp.proof(read_at),
-            loaded,
-            diagnostics: (!diagnostics.is_empty()).then(|| Box::new(diagnostics)),
-            name_line: u32::try_from(name_line).unwrap_or(u32::MAX),
-        }
-    }
-
-    /// The line of the `name:` key.
-    fn line(&self) -> usize {
-        self.name_line as usize
-    }
-
-    /// Problems met reading the file.
-    fn diagnostics(&self) -> &[Diagnostic] {
-        self.diagnostics.as_deref().map_or(&[], Vec::as_slice)
-    }
-}
-
-#[derive(Clone)]
-pub(super) enum Loaded {
-    Skill(Arc<Skill>),
-    Agent(Arc<AgentDefinition>),
-    Failed,
-}
-
-/// What a query learned of one file (kept for every file of every kit, so
-/// kept small: 40 bytes).
-pub(super) struct CachedFile {
-    /// What proves the file unchanged: `None` when its stamp was racy.
-    proof: Option<Fingerprint>,
-    pub(super) loaded: Loaded,
-    /// Problems met reading it: usually none, which takes no allocation (and
-    /// a thin pointer, since every file has this field).
-    #[expect(clippy::box_collection, reason = "8 bytes where a `Vec` takes 24")]
-    diagnostics: Option<Box<Vec<Diagnostic>>>,
-    /// The line of the `name:` key, where a duplicate name is reported.
-    name_line: u32,
-}
-
-#[cfg(target_pointer_width = "64")]
-const _: () = assert!(size_of::<CachedFile>() == 40);
 
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
 /// racy), and reusing the previous kit when nothing changed at all. The first

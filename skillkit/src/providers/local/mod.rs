@@ -18,6 +18,7 @@
 //! [`Skill::render`](crate::Skill::render)), fresh from the file every time.
 
 mod cache;
+mod file;
 mod read;
 
 use std::borrow::Cow;

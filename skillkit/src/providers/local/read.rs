@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use skillkit_parser::layout::Stamp;
 use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, SkillDocument};
 
-use super::cache::{CachedFile, Loaded, Loads};
+use super::file::{CachedFile, Loaded, Loads};
 use crate::agent::AgentDefinition;
 use crate::skill::{Body, Skill};
 
