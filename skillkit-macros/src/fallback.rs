@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ast::Input;
-use crate::expand;
+use crate::impls;
 
 /// The impls of a kit that failed to load; their data is never reached, since
 /// the crate does not compile.
@@ -14,5 +14,5 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
     let body = quote! {
         ::core::unreachable!("`#[derive(Kit)]` failed; see its compile errors")
     };
-    expand::impls(input, &body)
+    impls::embedded(input, &body)
 }

@@ -3,8 +3,8 @@
 //! The derive is a pipeline, as in `thiserror`: `ast` reads the input,
 //! `attr` its `#[kit(...)]` attribute, `valid` checks them and loads the kit
 //! with the shared parser (`load`), `expand` generates the code (with the
-//! static data of `data`), and `fallback` keeps a failed derive to its own
-//! errors. `ctxt` collects every error so all are reported in one pass.
+//! static data of `data`, in the impls of `impls`), and `fallback` keeps a
+//! failed derive to its own errors. `ctxt` collects every error so all are reported in one pass.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -14,6 +14,7 @@ mod ctxt;
 mod data;
 mod expand;
 mod fallback;
+mod impls;
 mod load;
 mod valid;
 

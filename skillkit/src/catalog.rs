@@ -18,7 +18,7 @@ mod snapshot;
 
 pub use snapshot::{Entry, Snapshot};
 
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::kit::Kit;
 use crate::provider::KitProvider;
 use crate::skill::Skill;

@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::kit::Kit;
 use crate::llm::ToolDefinition;
 use crate::provider::{KitProvider, ProviderError};
@@ -234,7 +234,7 @@ pub mod __private {
     use serde_json::Number;
     use skillkit_parser::Diagnostic;
 
-    use crate::agent::AgentDefinition;
+    use crate::agent_definition::AgentDefinition;
     use crate::kit::Kit;
     use crate::skill::{Metadata, Skill};
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use skillkit_parser::{Diagnostic, Severity, kit as kit_rule};
 
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::skill::{Metadata, Skill};
 
 /// A named bundle of skills and agents, as a provider serves it.

@@ -32,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+mod agent_definition;
 pub mod catalog;
 pub mod embed;
 pub mod kit;
@@ -44,7 +45,7 @@ pub mod providers;
 pub mod skill;
 pub mod tool;
 
-pub use agent::AgentDefinition;
+pub use agent_definition::AgentDefinition;
 pub use catalog::{Catalog, CatalogBuilder, Entry, SkillSummary, Snapshot};
 pub use embed::EmbeddedKit;
 pub use kit::{Kit, Skills};

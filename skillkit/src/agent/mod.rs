@@ -56,7 +56,6 @@
 //! ```
 
 mod approval;
-mod definition;
 mod error;
 mod event;
 mod handle;
@@ -73,8 +72,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+pub use crate::agent_definition::AgentDefinition;
 pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
-pub use definition::AgentDefinition;
 pub use error::AgentError;
 pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
 pub use handle::{Agent, AgentController};

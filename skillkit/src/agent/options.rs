@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use crate::agent::{AgentDefinition, ApprovalPolicy, History};
+use crate::agent::{ApprovalPolicy, History};
+use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
 use crate::llm::Registry;
 

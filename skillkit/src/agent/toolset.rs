@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::agent::AgentDefinition;
 use crate::agent::names::WireNames;
+use crate::agent_definition::AgentDefinition;
 use crate::catalog::Snapshot;
 use crate::llm::ToolDefinition;
 use crate::skill::{BodyError, Metadata, Skill};

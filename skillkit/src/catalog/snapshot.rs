@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use skillkit_parser::Diagnostic;
 
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::catalog::SkillSummary;
 use crate::kit::Kit;
 use crate::provider::KitProvider;

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use skillkit_parser::Diagnostic;
 use skillkit_parser::layout::{Fingerprint, Stamp};
 
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::skill::Skill;
 
 /// Files just read, by path; `None` for one that vanished after the walk.

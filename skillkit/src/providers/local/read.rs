@@ -9,7 +9,7 @@ use skillkit_parser::layout::Stamp;
 use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, SkillDocument};
 
 use super::file::{CachedFile, Loaded, Loads};
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::skill::{Body, Skill};
 
 /// The most threads [`pool`] starts.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use skillkit_parser::Diagnostic;
 
 use super::rows::{AgentRow, SkillRow};
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::kit::Kit;
 use crate::skill::Skill;
 

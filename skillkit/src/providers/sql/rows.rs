@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use skillkit_parser::{Diagnostic, SkillDocument, name};
 
 use super::SqlError;
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::skill::{Maps, Metadata, More, Skill};
 
 /// The table of skill rows.

@@ -9,7 +9,7 @@ use skillkit_parser::name;
 
 use super::rows::{AgentRow, SkillRow, bare_name, check_kit};
 use super::{Pool, Sql, SqlError, on_pool, schema, step};
-use crate::agent::AgentDefinition;
+use crate::agent_definition::AgentDefinition;
 use crate::kit::Kit;
 use crate::provider::KitProvider;
 use crate::providers::Local;
