@@ -103,7 +103,7 @@ pub fn activation(
     skill: &Skill,
     arguments: &str,
     session_id: &str,
-) -> Result<String, skillkit::BodyError> {
+) -> Result<String, skillkit::skill::BodyError> {
     skill.render(arguments, Some(session_id))
 }
 

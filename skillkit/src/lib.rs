@@ -42,11 +42,12 @@ pub mod mcp;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
+pub mod retry;
 pub mod skill;
 pub mod tool;
 
 pub use agent_definition::AgentDefinition;
-pub use catalog::{Catalog, CatalogBuilder, Entry, SkillSummary, Snapshot};
+pub use catalog::{Catalog, CatalogBuilder, SkillSummary, Snapshot};
 pub use embed::EmbeddedKit;
 pub use kit::{Kit, Skills};
 pub use llm::ToolDefinition;
@@ -54,7 +55,8 @@ pub use provider::{KitProvider, ProviderError};
 #[cfg(feature = "sql")]
 pub use providers::Sql;
 pub use providers::{GitHub, Local, Memory};
-pub use skill::{Arguments, Body, BodyError, Metadata, Skill};
+pub use retry::RetryPolicy;
+pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;
 pub use tool::{Tool, ToolContext, ToolExecution, ToolOutcome};

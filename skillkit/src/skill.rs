@@ -52,7 +52,7 @@ pub type Metadata = serde_json::Map<String, serde_json::Value>;
 /// assert_eq!(skill.bare_name(), "read");
 /// assert_eq!(skill.license(), Some("MIT"));
 /// assert_eq!(skill.render("notes.txt", None)?, "Read the file at notes.txt.");
-/// # Ok::<(), skillkit::BodyError>(())
+/// # Ok::<(), skillkit::skill::BodyError>(())
 /// ```
 #[derive(Clone, Default)]
 pub struct Skill {
@@ -436,7 +436,7 @@ impl Skill {
     /// assert_eq!(skill.render("'my file' backup", None)?, "Copy my file to backup; it costs $5.");
     /// let plain = skillkit::Skill::new("a:c", "d").with_body("Summarise.");
     /// assert_eq!(plain.render("the report", None)?, "Summarise.\n\nARGUMENTS: the report");
-    /// # Ok::<(), skillkit::BodyError>(())
+    /// # Ok::<(), skillkit::skill::BodyError>(())
     /// ```
     pub fn render(&self, arguments: &str, session_id: Option<&str>) -> Result<String, BodyError> {
         let body = self.body.read()?;

@@ -36,11 +36,12 @@ mod provider;
 mod registry;
 mod request;
 mod response;
-pub mod retry;
 mod scripted;
 pub mod sse;
 mod transport;
 
+/// Retries of a request, shared with the GitHub client: [`crate::retry`].
+pub use crate::retry::RetryPolicy;
 pub use decoder::{Decoder, FromSse};
 pub use error::LlmError;
 pub use event::{Accumulator, Event, StopReason, Streamable, Usage};
@@ -49,5 +50,4 @@ pub use provider::{EventStream, LlmProvider};
 pub use registry::{ModelUri, Registry};
 pub use request::{ApiKey, Options, Request, ToolDefinition};
 pub use response::Response;
-pub use retry::RetryPolicy;
 pub use scripted::{Reply, Scripted};

@@ -13,8 +13,8 @@ use reqwest::header::HeaderMap;
 use tracing::Instrument;
 
 use crate::llm::decoder::{Decoder, FromSse};
-use crate::llm::retry::requested_wait;
 use crate::llm::{Event, EventStream, LlmError, RetryPolicy, Streamable};
+use crate::retry::requested_wait;
 
 /// Connection settings shared by the HTTP adapters.
 #[derive(Debug, Clone)]

@@ -22,12 +22,12 @@ use skillkit_parser::Diagnostic;
 /// stale. Nothing else does; [`Body::as_text`] answers from memory only.
 ///
 /// ```
-/// use skillkit::Body;
+/// use skillkit::skill::Body;
 ///
 /// let body = Body::from("Read $ARGUMENTS.");
 /// assert_eq!(body.read()?, "Read $ARGUMENTS.");
 /// assert_eq!(body.as_text(), Some("Read $ARGUMENTS."));
-/// # Ok::<(), skillkit::BodyError>(())
+/// # Ok::<(), skillkit::skill::BodyError>(())
 /// ```
 #[derive(Clone, Default)]
 pub struct Body(Repr);
@@ -48,7 +48,7 @@ impl Body {
     /// A body of static text, without a copy (what `#[derive(Kit)]` embeds).
     ///
     /// ```
-    /// static BODY: skillkit::Body = skillkit::Body::from_static("Hello");
+    /// static BODY: skillkit::skill::Body = skillkit::skill::Body::from_static("Hello");
     /// assert_eq!(BODY.as_text(), Some("Hello"));
     /// ```
     pub const fn from_static(text: &'static str) -> Body {
@@ -62,10 +62,10 @@ impl Body {
     /// # let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("SKILL.md");
     /// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nRead it.\n").unwrap();
-    /// let body = skillkit::Body::from_file(&path);
+    /// let body = skillkit::skill::Body::from_file(&path);
     /// assert_eq!(body.as_text(), None); // nothing read yet
     /// assert_eq!(body.read()?, "Read it.\n");
-    /// # Ok::<(), skillkit::BodyError>(())
+    /// # Ok::<(), skillkit::skill::BodyError>(())
     /// ```
     pub fn from_file(path: impl AsRef<Path>) -> Body {
         Body(Repr::File(Arc::from(path.as_ref())))
@@ -82,7 +82,7 @@ impl Body {
     /// error saying so.
     ///
     /// ```
-    /// let body = skillkit::Body::from_file("/no/such/SKILL.md");
+    /// let body = skillkit::skill::Body::from_file("/no/such/SKILL.md");
     /// let err = body.read().unwrap_err();
     /// assert!(err.to_string().contains("query the catalog again"), "{err}");
     /// ```
@@ -102,8 +102,8 @@ impl Body {
     /// (this call never reads the disk).
     ///
     /// ```
-    /// assert_eq!(skillkit::Body::from("x").as_text(), Some("x"));
-    /// assert_eq!(skillkit::Body::from_file("SKILL.md").as_text(), None);
+    /// assert_eq!(skillkit::skill::Body::from("x").as_text(), Some("x"));
+    /// assert_eq!(skillkit::skill::Body::from_file("SKILL.md").as_text(), None);
     /// ```
     pub fn as_text(&self) -> Option<&str> {
         match &self.0 {
@@ -115,7 +115,7 @@ impl Body {
     /// The file the body is read from, when it lives in one.
     ///
     /// ```
-    /// let body = skillkit::Body::from_file("kit/a/SKILL.md");
+    /// let body = skillkit::skill::Body::from_file("kit/a/SKILL.md");
     /// assert_eq!(body.file(), Some(std::path::Path::new("kit/a/SKILL.md")));
     /// ```
     pub fn file(&self) -> Option<&Path> {
@@ -157,7 +157,7 @@ impl From<Cow<'static, str>> for Body {
 /// deleted or broken after the catalog listed the skill.
 ///
 /// ```
-/// let err = skillkit::Body::from_file("/gone/SKILL.md").read().unwrap_err();
+/// let err = skillkit::skill::Body::from_file("/gone/SKILL.md").read().unwrap_err();
 /// assert_eq!(err.path(), std::path::Path::new("/gone/SKILL.md"));
 /// ```
 #[derive(Debug, Clone, thiserror::Error)]
@@ -175,7 +175,7 @@ impl BodyError {
     /// The `SKILL.md` that could not be read.
     ///
     /// ```
-    /// let err = skillkit::Body::from_file("/gone/SKILL.md").read().unwrap_err();
+    /// let err = skillkit::skill::Body::from_file("/gone/SKILL.md").read().unwrap_err();
     /// assert!(err.path().ends_with("SKILL.md"));
     /// ```
     pub fn path(&self) -> &Path {
@@ -185,7 +185,7 @@ impl BodyError {
     /// What went wrong, with the line when the file no longer parses.
     ///
     /// ```
-    /// let err = skillkit::Body::from_file("/gone/SKILL.md").read().unwrap_err();
+    /// let err = skillkit::skill::Body::from_file("/gone/SKILL.md").read().unwrap_err();
     /// assert!(err.diagnostic().message.contains("cannot read"));
     /// ```
     pub fn diagnostic(&self) -> &Diagnostic {

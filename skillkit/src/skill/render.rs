@@ -4,7 +4,7 @@
 /// (single and double quotes group words; an unclosed quote runs to the end).
 ///
 /// ```
-/// let args = skillkit::Arguments::parse(r#"one "two words" 'three'"#);
+/// let args = skillkit::skill::Arguments::parse(r#"one "two words" 'three'"#);
 /// assert_eq!(args.words(), ["one", "two words", "three"]);
 /// assert_eq!(args.raw(), r#"one "two words" 'three'"#);
 /// ```
@@ -18,7 +18,7 @@ impl Arguments {
     /// Parses argument text.
     ///
     /// ```
-    /// assert!(skillkit::Arguments::parse("  ").is_empty());
+    /// assert!(skillkit::skill::Arguments::parse("  ").is_empty());
     /// ```
     pub fn parse(text: &str) -> Self {
         let raw = text.trim().to_owned();
@@ -55,7 +55,7 @@ impl Arguments {
     /// The arguments as given (trimmed).
     ///
     /// ```
-    /// assert_eq!(skillkit::Arguments::parse(" a b ").raw(), "a b");
+    /// assert_eq!(skillkit::skill::Arguments::parse(" a b ").raw(), "a b");
     /// ```
     pub fn raw(&self) -> &str {
         &self.raw
@@ -64,7 +64,7 @@ impl Arguments {
     /// The words.
     ///
     /// ```
-    /// assert_eq!(skillkit::Arguments::parse("a b").words(), ["a", "b"]);
+    /// assert_eq!(skillkit::skill::Arguments::parse("a b").words(), ["a", "b"]);
     /// ```
     pub fn words(&self) -> &[String] {
         &self.words
@@ -73,7 +73,7 @@ impl Arguments {
     /// Whether no arguments were given.
     ///
     /// ```
-    /// assert!(skillkit::Arguments::default().is_empty());
+    /// assert!(skillkit::skill::Arguments::default().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.raw.is_empty()

@@ -13,7 +13,7 @@ use super::download::Progress;
 use super::extract::Limits;
 use super::token::ApiToken;
 use super::{GitHub, GitHubError, Inner};
-use crate::llm::RetryPolicy;
+use crate::retry::RetryPolicy;
 
 /// Configures a [`GitHub`] provider.
 ///
@@ -176,7 +176,7 @@ impl GitHubBuilder {
     /// the 400s are never retried: they say something about the request.
     ///
     /// ```
-    /// let builder = skillkit::GitHub::builder().retry(skillkit::llm::RetryPolicy::none());
+    /// let builder = skillkit::GitHub::builder().retry(skillkit::RetryPolicy::none());
     /// ```
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = Some(policy);

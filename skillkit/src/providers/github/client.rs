@@ -10,8 +10,8 @@ use reqwest::{Response, StatusCode, Url, redirect};
 use super::error::{GitHubError, describe};
 use super::reference::Reference;
 use super::token::ApiToken;
-use crate::llm::RetryPolicy;
-use crate::llm::retry::requested_wait;
+use crate::retry::RetryPolicy;
+use crate::retry::requested_wait;
 
 /// The public GitHub API.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.github.com";

@@ -13,8 +13,8 @@
 //!
 //! Progressive disclosure: a query reads each `SKILL.md` only up to the end of
 //! its frontmatter (a catalog needs names and descriptions). A skill's
-//! [`Body`](crate::Body) stays in its file and is read when the skill is
-//! activated or shown ([`Body::read`](crate::Body::read),
+//! [`Body`](crate::skill::Body) stays in its file and is read when the skill is
+//! activated or shown ([`Body::read`](crate::skill::Body::read),
 //! [`Skill::render`](crate::Skill::render)), fresh from the file every time.
 
 mod cache;

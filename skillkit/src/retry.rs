@@ -1,4 +1,6 @@
-//! [`RetryPolicy`]: when and how long to wait before sending a failed request again.
+//! [`RetryPolicy`]: when and how long to wait before sending a failed request
+//! again. Shared by the LLM adapters and the GitHub client, so it belongs to
+//! neither.
 
 use std::fmt;
 use std::sync::Arc;
@@ -7,8 +9,9 @@ use std::time::{Duration, SystemTime};
 use futures::future::BoxFuture;
 
 /// How a request that failed before its first event is retried: HTTP 429,
-/// 529 and 5xx, connection failures and timeouts, and a vendor error event
-/// that arrives before any other event.
+/// 529 and 5xx, connection failures and timeouts, and (for the LLM adapters)
+/// a vendor error event that arrives before any other event; the GitHub
+/// client retries answers of 500 and above.
 ///
 /// The wait is the server's `retry-after-ms` or `retry-after` (seconds or an
 /// HTTP date) when it sends one, capped at `max_retry_after`; otherwise
@@ -17,7 +20,7 @@ use futures::future::BoxFuture;
 ///
 /// ```
 /// use std::time::Duration;
-/// use skillkit::llm::RetryPolicy;
+/// use skillkit::RetryPolicy;
 /// let policy = RetryPolicy::default();
 /// assert_eq!(policy.delay(0, Some(Duration::from_secs(2))), Duration::from_secs(2));
 /// let backoff = policy.delay(2, None);
@@ -66,7 +69,7 @@ impl RetryPolicy {
     /// A policy that never retries.
     ///
     /// ```
-    /// assert_eq!(skillkit::llm::RetryPolicy::none().max_retries, 0);
+    /// assert_eq!(skillkit::RetryPolicy::none().max_retries, 0);
     /// ```
     pub fn none() -> Self {
         RetryPolicy {
@@ -83,7 +86,7 @@ impl RetryPolicy {
     /// use std::sync::{Arc, Mutex};
     /// let waits = Arc::new(Mutex::new(Vec::new()));
     /// let seen = waits.clone();
-    /// let policy = skillkit::llm::RetryPolicy::default().with_sleep(move |delay| {
+    /// let policy = skillkit::RetryPolicy::default().with_sleep(move |delay| {
     ///     seen.lock().unwrap().push(delay);
     ///     Box::pin(async {})
     /// });
@@ -102,7 +105,7 @@ impl RetryPolicy {
     /// given the server's requested wait, if any.
     ///
     /// ```
-    /// let policy = skillkit::llm::RetryPolicy::default();
+    /// let policy = skillkit::RetryPolicy::default();
     /// assert!(policy.delay(10, None) <= policy.max_delay);
     /// ```
     pub fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
@@ -120,7 +123,7 @@ impl RetryPolicy {
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// skillkit::llm::RetryPolicy::default().sleep(std::time::Duration::ZERO).await;
+    /// skillkit::RetryPolicy::default().sleep(std::time::Duration::ZERO).await;
     /// # });
     /// ```
     pub async fn sleep(&self, delay: Duration) {
@@ -149,7 +152,7 @@ pub(crate) fn requested_wait(
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use skillkit::llm::retry::parse_retry_after;
+/// use skillkit::retry::parse_retry_after;
 /// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480);
 /// assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
 /// assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:10 GMT", now), Some(Duration::from_secs(10)));
