@@ -56,6 +56,8 @@
 //! ```
 
 mod approval;
+mod delegate;
+mod dispatch;
 mod error;
 mod event;
 mod handle;
@@ -64,6 +66,7 @@ mod names;
 mod options;
 mod run;
 mod schema;
+mod stream;
 mod toolset;
 
 use std::sync::{Arc, Mutex};

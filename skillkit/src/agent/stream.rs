@@ -1,0 +1,88 @@
+//! One model answer, streamed: its events forwarded as they come, the
+//! assistant message assembled with full tool names.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::agent::EventKind;
+use crate::agent::run::{AgentRun, Outcome};
+use crate::agent::toolset::ToolSet;
+use crate::llm::{AssistantMessage, Event, Request, ToolCall};
+
+impl AgentRun {
+    /// Streams one answer, forwarding its events; the assistant message with
+    /// full tool names.
+    pub(super) async fn stream(
+        &mut self,
+        request: Request,
+        tools: &ToolSet,
+        cancel: &CancellationToken,
+    ) -> Result<AssistantMessage, Outcome> {
+        let span = tracing::info_span!("llm_request", model = %self.model.uri);
+        let provider = Arc::clone(&self.model.provider);
+        let started = tokio::select! {
+            started = provider.stream(request).instrument(span.clone()) => started,
+            () = cancel.cancelled() => return Err(Outcome::Cancelled),
+        };
+        let mut events = started.map_err(|e| Outcome::Failed(e.into()))?;
+        let mut message = AssistantMessage::default();
+        // The ids of the calls in the order the model began them.
+        let mut began: Vec<String> = Vec::new();
+        let full = |wire: &str| {
+            tools
+                .target(wire)
+                .map_or(wire, |(full, _, _)| ToolSet::display(full))
+                .to_owned()
+        };
+        loop {
+            let event = tokio::select! {
+                event = events.next() => event,
+                // Dropping the stream closes the connection.
+                () = cancel.cancelled() => return Err(Outcome::Cancelled),
+            };
+            match event {
+                Some(Event::Delta { text }) => {
+                    message.text.push_str(&text);
+                    self.emit(EventKind::Delta { text });
+                }
+                Some(Event::ToolCallStart { id, name }) => {
+                    began.push(id.clone());
+                    let name = full(&name);
+                    self.emit(EventKind::ToolCallStart { id, name });
+                }
+                Some(Event::ToolCallComplete { id, name, input }) => {
+                    // History keeps full names (sub-agent tools as `agent:<name>`).
+                    let stored = tools
+                        .target(&name)
+                        .map_or(name.clone(), |(f, _, _)| f.to_owned());
+                    self.emit(EventKind::ToolCallComplete {
+                        id: id.clone(),
+                        name: full(&name),
+                        input: input.clone(),
+                    });
+                    // Calls keep the model's order, though parallel calls
+                    // may complete out of it (Anthropic blocks stop in any order).
+                    let rank = |id: &str| began.iter().position(|b| b == id).unwrap_or(usize::MAX);
+                    let at = message
+                        .tool_calls
+                        .partition_point(|call| rank(&call.id) <= rank(&id));
+                    message
+                        .tool_calls
+                        .insert(at, ToolCall::new(id, stored, input));
+                }
+                Some(Event::Usage(usage)) => {
+                    self.total += usage;
+                    self.emit(EventKind::Usage {
+                        request: usage,
+                        total: self.total,
+                    });
+                }
+                Some(Event::Done { .. }) | None => return Ok(message),
+                Some(Event::Error(error)) => return Err(Outcome::Failed(error.into())),
+            }
+        }
+    }
+}
