@@ -152,4 +152,13 @@ mod tests {
             ["{\"a\":\n1}"]
         );
     }
+
+    #[test]
+    fn hints_and_comments_are_no_message_and_the_last_event_needs_no_blank_line() {
+        assert!(messages(b"id: 0\nretry: 3000\ndata:\n\n: ping\n\n").is_empty());
+        assert_eq!(
+            messages(b"retry: 3000\n\ndata: {\"id\":1}\ndata: 2"),
+            ["{\"id\":1}\n2"]
+        );
+    }
 }
