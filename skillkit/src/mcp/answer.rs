@@ -1,9 +1,9 @@
 //! The answer to a POSTed request, sent whole. rmcp answers each request of
-//! a session with an event stream: a retry hint at once, then the response
-//! when the handler is done, then the end of the stream. Sent as it comes,
-//! that is two or three writes for one answer, and the second waits on the
-//! client's delayed acknowledgement of the first (tens of milliseconds a
-//! call). The stream of a request ends with its response (rmcp closes it
+//! a session with an event stream: the response when the handler is done
+//! (after a reconnection hint, unless told not to make one, as `http` does),
+//! then the end of the stream. Sent as it comes, that is two or three writes
+//! for one answer, and the second waits on the client's delayed
+//! acknowledgement of the first (tens of milliseconds a call). The stream of a request ends with its response (rmcp closes it
 //! then), so it is read to its end here and sent in one write: as
 //! `application/json` when it holds one message and the client accepts
 //! JSON (MCP lets the server choose), else as the same event stream, whole.
@@ -17,8 +17,9 @@ use axum::response::Response;
 /// The content type of an event stream.
 const EVENT_STREAM: &str = "text/event-stream";
 
-/// `response` (to a request whose headers are `asked`), sent whole.
-pub(super) async fn whole(asked: &HeaderMap, response: Response) -> Response {
+/// `response` (to a request whose client accepts a JSON answer when
+/// `json`, see [`accepts_json`]), sent whole.
+pub(super) async fn whole(json: bool, response: Response) -> Response {
     let streamed = response
         .headers()
         .get(header::CONTENT_TYPE)
@@ -35,16 +36,16 @@ pub(super) async fn whole(asked: &HeaderMap, response: Response) -> Response {
         }
     };
     parts.headers.remove(header::CONTENT_LENGTH);
-    let messages = messages(&bytes);
-    let body = match (messages.as_slice(), accepts_json(asked)) {
-        ([message], true) => {
+    let mut messages = messages(&bytes);
+    let body = match (messages.pop(), messages.is_empty() && json) {
+        (Some(message), true) => {
             parts.headers.insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
             parts.headers.remove(header::CACHE_CONTROL);
             parts.headers.remove("x-accel-buffering");
-            Body::from(message.clone())
+            Body::from(message)
         }
         _ => Body::from(bytes),
     };
@@ -52,7 +53,7 @@ pub(super) async fn whole(asked: &HeaderMap, response: Response) -> Response {
 }
 
 /// Whether a request with headers `asked` accepts a JSON answer.
-fn accepts_json(asked: &HeaderMap) -> bool {
+pub(super) fn accepts_json(asked: &HeaderMap) -> bool {
     asked.get_all(header::ACCEPT).iter().any(|value| {
         value.to_str().is_ok_and(|value| {
             value.split(',').any(|item| {
@@ -64,20 +65,33 @@ fn accepts_json(asked: &HeaderMap) -> bool {
 }
 
 /// The data of each event of an event stream that carries data (retry
-/// hints and comments carry none).
+/// hints and comments carry none), its `data:` lines joined by newlines.
 fn messages(stream: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(stream).replace("\r\n", "\n");
-    text.split("\n\n")
-        .filter_map(|event| {
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .map(|data| data.strip_prefix(' ').unwrap_or(data))
-                .collect();
-            let data = data.join("\n");
-            (!data.is_empty()).then_some(data)
-        })
-        .collect()
+    let text = String::from_utf8_lossy(stream);
+    let mut messages = Vec::new();
+    let mut event: Option<String> = None;
+    let mut end_event = |event: &mut Option<String>| {
+        if let Some(data) = event.take().filter(|data| !data.is_empty()) {
+            messages.push(data);
+        }
+    };
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            end_event(&mut event);
+        } else if let Some(data) = line.strip_prefix("data:") {
+            let data = data.strip_prefix(' ').unwrap_or(data);
+            match &mut event {
+                Some(joined) => {
+                    joined.push('\n');
+                    joined.push_str(data);
+                }
+                None => event = Some(data.to_owned()),
+            }
+        }
+    }
+    end_event(&mut event);
+    messages
 }
 
 #[cfg(test)]
@@ -91,10 +105,10 @@ mod tests {
             .unwrap()
     }
 
-    fn accepting(accept: &'static str) -> HeaderMap {
+    fn accepting(accept: &'static str) -> bool {
         let mut headers = HeaderMap::new();
         headers.insert(header::ACCEPT, HeaderValue::from_static(accept));
-        headers
+        accepts_json(&headers)
     }
 
     async fn read(response: Response) -> (String, String) {
@@ -112,14 +126,14 @@ mod tests {
     async fn one_message_is_sent_as_json_when_json_is_accepted() {
         let stream = "retry: 3000\n\n:\n\ndata: {\"id\":1}\n\n";
         let both = accepting("application/json, text/event-stream");
-        let (kind, body) = read(whole(&both, event_stream(stream)).await).await;
+        let (kind, body) = read(whole(both, event_stream(stream)).await).await;
         assert_eq!(
             (kind.as_str(), body.as_str()),
             ("application/json", "{\"id\":1}")
         );
         // A client that takes only the stream gets it, whole.
         let sse = accepting("text/event-stream");
-        let (kind, body) = read(whole(&sse, event_stream(stream)).await).await;
+        let (kind, body) = read(whole(sse, event_stream(stream)).await).await;
         assert_eq!((kind.as_str(), body.as_str()), (EVENT_STREAM, stream));
     }
 
@@ -127,7 +141,7 @@ mod tests {
     async fn several_messages_stay_an_event_stream() {
         let stream = "data: {\"method\":\"n\"}\n\ndata: {\"id\":1}\n\n";
         let both = accepting("application/json, text/event-stream");
-        let (kind, body) = read(whole(&both, event_stream(stream)).await).await;
+        let (kind, body) = read(whole(both, event_stream(stream)).await).await;
         assert_eq!((kind.as_str(), body.as_str()), (EVENT_STREAM, stream));
     }
 
@@ -136,6 +150,15 @@ mod tests {
         assert_eq!(
             messages(b"id: 0\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nretry: 5\n\n"),
             ["{\"a\":\n1}"]
+        );
+    }
+
+    #[test]
+    fn hints_and_comments_are_no_message_and_the_last_event_needs_no_blank_line() {
+        assert!(messages(b"id: 0\nretry: 3000\ndata:\n\n: ping\n\n").is_empty());
+        assert_eq!(
+            messages(b"retry: 3000\n\ndata: {\"id\":1}\ndata: 2"),
+            ["{\"id\":1}\n2"]
         );
     }
 }

@@ -235,7 +235,13 @@ impl McpServer {
             .with_max_request_body_bytes(options.max_request_bytes)
             .with_allowed_hosts(options.hosts);
         let server = self.clone();
-        let sessions = Arc::new(LocalSessionManager::default());
+        // A request's answer is sent whole (see `answer`), so the event
+        // that would open its stream (a reconnection hint with the
+        // stream's event id, SEP-1699) would only ever arrive with the
+        // answer itself: rmcp is told not to make one for every request.
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.sse_retry = None;
+        let sessions = Arc::new(sessions);
         let service =
             StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
         let guard = Arc::new(Guard {
@@ -363,11 +369,11 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         let json = [(header::CONTENT_TYPE, "application/json")];
         return (status, json, answer).into_response();
     }
-    let asked = parts.headers.clone();
+    let json = answer::accepts_json(&parts.headers);
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    answer::whole(&asked, response).await
+    answer::whole(json, response).await
 }
 
 /// A `DELETE` ending a session: 404 when there is no such session (it
