@@ -30,7 +30,10 @@
 //! # });
 //! ```
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub mod agent;
 mod agent_definition;
 pub mod catalog;
@@ -38,10 +41,13 @@ pub mod embed;
 pub mod kit;
 pub mod llm;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
+#[cfg(any(feature = "github", feature = "llm"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub mod retry;
 pub mod skill;
 pub mod tool;
@@ -52,9 +58,15 @@ pub use embed::EmbeddedKit;
 pub use kit::{Kit, Skills};
 pub use llm::ToolDefinition;
 pub use provider::{KitProvider, ProviderError};
+#[cfg(feature = "github")]
+#[cfg_attr(docsrs, doc(cfg(feature = "github")))]
+pub use providers::GitHub;
 #[cfg(feature = "sql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
 pub use providers::Sql;
-pub use providers::{GitHub, Local, Memory};
+pub use providers::{Local, Memory};
+#[cfg(any(feature = "github", feature = "llm"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub use retry::RetryPolicy;
 pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].

@@ -7,17 +7,20 @@ use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 
+#[cfg(feature = "llm")]
 use crate::llm::anthropic::Anthropic;
+#[cfg(feature = "llm")]
 use crate::llm::openai::OpenAi;
 use crate::llm::{EventStream, LlmError, LlmProvider, Options, Request};
 
 /// Maps URI schemes to adapters, with a default for bare model names.
 ///
-/// [`Registry::new`] knows `anthropic` (the default) and `openai`; add your
-/// own (a local server, the [`Scripted`](crate::llm::Scripted) adapter) with
-/// [`with`](Registry::with).
+/// [`Registry::new`] knows `anthropic` (the default) and `openai` (with the
+/// `llm` feature, on by default); add your own (a local server, the
+/// [`Scripted`](crate::llm::Scripted) adapter) with [`with`](Registry::with).
 ///
 /// ```
+/// # #[cfg(feature = "llm")] {
 /// use skillkit::llm::{openai::OpenAi, Registry};
 /// let registry = Registry::new()
 ///     .with("ollama", OpenAi::builder().base_url("http://localhost:11434/v1").build())
@@ -25,6 +28,7 @@ use crate::llm::{EventStream, LlmError, LlmProvider, Options, Request};
 /// assert_eq!(registry.schemes(), ["anthropic", "ollama", "openai"]);
 /// let (provider, uri) = registry.resolve("llama3:8b?temperature=0.2").unwrap();
 /// assert_eq!((provider.name(), uri.model.as_str()), ("openai", "llama3:8b"));
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Registry {
@@ -49,16 +53,20 @@ impl fmt::Debug for Registry {
 
 impl Registry {
     /// The built-in adapters: `anthropic` (the default) and `openai`, both
-    /// configured from the environment.
+    /// configured from the environment. Without the `llm` feature there is no
+    /// HTTP adapter to build in: the registry is [`empty`](Self::empty).
     ///
     /// ```
     /// assert_eq!(skillkit::llm::Registry::new().default_scheme(), "anthropic");
     /// ```
     pub fn new() -> Self {
-        Registry::empty()
+        #[cfg(feature = "llm")]
+        return Registry::empty()
             .with("anthropic", Anthropic::new())
             .with("openai", OpenAi::new())
-            .with_default("anthropic")
+            .with_default("anthropic");
+        #[cfg(not(feature = "llm"))]
+        Registry::empty()
     }
 
     /// A registry with no adapter; its default scheme is `anthropic` until set.
