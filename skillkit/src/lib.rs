@@ -29,6 +29,17 @@
 //! assert_eq!(read.render("notes.txt", None).unwrap(), "Read notes.txt.\n");
 //! # });
 //! ```
+//!
+//! # Features
+//!
+//! The default set is what an agent over local and GitHub skills needs:
+//! `github` (the `GitHub` provider), `llm` (the HTTP adapters
+//! `llm::anthropic` and `llm::openai`) and `agent` (the `agent` runtime).
+//! Servers and databases are opt-in: `mcp` (the `mcp` server, implies
+//! `agent`), `sql` (the `Sql` provider on SQLite) and `postgres`. With
+//! `default-features = false` the crate is the catalog alone (`Local`,
+//! `Memory`, `#[derive(Kit)]`, tools, the LLM types and `Scripted`) and builds
+//! no HTTP stack.
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
