@@ -81,6 +81,25 @@ impl Registry {
         }
     }
 
+    /// The registered schemes for an [`LlmError::UnknownScheme`] about
+    /// `scheme`; without the `llm` feature, a built-in scheme says which
+    /// feature brings it.
+    fn known_schemes(&self, scheme: &str) -> String {
+        let known = match self.providers.is_empty() {
+            true => "none".to_owned(),
+            false => self.schemes().join(", "),
+        };
+        #[cfg(not(feature = "llm"))]
+        if ["anthropic", "openai"]
+            .iter()
+            .any(|built_in| scheme.eq_ignore_ascii_case(built_in))
+        {
+            return format!("{known} (the `{scheme}` adapter needs skillkit's `llm` feature)");
+        }
+        let _ = scheme; // read only without the `llm` feature
+        known
+    }
+
     /// The same registry with `provider` serving `scheme` (case-insensitive),
     /// replacing any adapter it had.
     ///
@@ -158,10 +177,7 @@ impl Registry {
         let scheme = uri.scheme.as_deref().unwrap_or(&self.default);
         let provider = self.get(scheme).ok_or_else(|| LlmError::UnknownScheme {
             scheme: scheme.to_owned(),
-            known: match self.providers.is_empty() {
-                true => "none".into(),
-                false => self.schemes().join(", "),
-            },
+            known: self.known_schemes(scheme),
         })?;
         if uri.model.is_empty() {
             uri.model = provider
@@ -357,6 +373,21 @@ mod tests {
 
     fn parse(text: &str) -> Result<ModelUri, LlmError> {
         text.parse()
+    }
+
+    #[cfg(feature = "llm")]
+    #[test]
+    fn the_built_in_registry_knows_the_http_adapters() {
+        assert_eq!(Registry::new().schemes(), ["anthropic", "openai"]);
+    }
+
+    #[cfg(not(feature = "llm"))]
+    #[test]
+    fn without_the_llm_feature_the_built_in_registry_is_empty() {
+        let registry = Registry::new();
+        assert!(registry.schemes().is_empty());
+        let error = registry.resolve("anthropic://claude").unwrap_err();
+        assert!(error.to_string().contains("`llm` feature"), "{error}");
     }
 
     #[test]
