@@ -29,8 +29,22 @@
 //! assert_eq!(read.render("notes.txt", None).unwrap(), "Read notes.txt.\n");
 //! # });
 //! ```
+//!
+//! # Features
+//!
+//! The default set is what an agent over local and GitHub skills needs:
+//! `github` (the `GitHub` provider), `llm` (the HTTP adapters
+//! `llm::anthropic` and `llm::openai`) and `agent` (the `agent` runtime).
+//! Servers and databases are opt-in: `mcp` (the `mcp` server, implies
+//! `agent`), `sql` (the `Sql` provider on SQLite) and `postgres`. With
+//! `default-features = false` the crate is the catalog alone (`Local`,
+//! `Memory`, `#[derive(Kit)]`, tools, the LLM types and `Scripted`) and builds
+//! no HTTP stack.
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub mod agent;
 mod agent_definition;
 pub mod catalog;
@@ -38,10 +52,13 @@ pub mod embed;
 pub mod kit;
 pub mod llm;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
+#[cfg(any(feature = "github", feature = "llm"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub mod retry;
 pub mod skill;
 pub mod tool;
@@ -52,9 +69,15 @@ pub use embed::EmbeddedKit;
 pub use kit::{Kit, Skills};
 pub use llm::ToolDefinition;
 pub use provider::{KitProvider, ProviderError};
+#[cfg(feature = "github")]
+#[cfg_attr(docsrs, doc(cfg(feature = "github")))]
+pub use providers::GitHub;
 #[cfg(feature = "sql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
 pub use providers::Sql;
-pub use providers::{GitHub, Local, Memory};
+pub use providers::{Local, Memory};
+#[cfg(any(feature = "github", feature = "llm"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub use retry::RetryPolicy;
 pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].

@@ -25,12 +25,17 @@
 //! # });
 //! ```
 
+#[cfg(feature = "llm")]
+#[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod anthropic;
 mod decoder;
+#[cfg(feature = "llm")]
 mod endpoint;
 mod error;
 mod event;
 mod message;
+#[cfg(feature = "llm")]
+#[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod openai;
 mod provider;
 mod registry;
@@ -38,9 +43,12 @@ mod request;
 mod response;
 mod scripted;
 pub mod sse;
+#[cfg(feature = "llm")]
 mod transport;
 
 /// Retries of a request, shared with the GitHub client: [`crate::retry`].
+#[cfg(feature = "llm")]
+#[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub use crate::retry::RetryPolicy;
 pub use decoder::{Decoder, FromSse};
 pub use error::LlmError;

@@ -7,17 +7,20 @@ use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 
+#[cfg(feature = "llm")]
 use crate::llm::anthropic::Anthropic;
+#[cfg(feature = "llm")]
 use crate::llm::openai::OpenAi;
 use crate::llm::{EventStream, LlmError, LlmProvider, Options, Request};
 
 /// Maps URI schemes to adapters, with a default for bare model names.
 ///
-/// [`Registry::new`] knows `anthropic` (the default) and `openai`; add your
-/// own (a local server, the [`Scripted`](crate::llm::Scripted) adapter) with
-/// [`with`](Registry::with).
+/// [`Registry::new`] knows `anthropic` (the default) and `openai` (with the
+/// `llm` feature, on by default); add your own (a local server, the
+/// [`Scripted`](crate::llm::Scripted) adapter) with [`with`](Registry::with).
 ///
 /// ```
+/// # #[cfg(feature = "llm")] {
 /// use skillkit::llm::{openai::OpenAi, Registry};
 /// let registry = Registry::new()
 ///     .with("ollama", OpenAi::builder().base_url("http://localhost:11434/v1").build())
@@ -25,6 +28,7 @@ use crate::llm::{EventStream, LlmError, LlmProvider, Options, Request};
 /// assert_eq!(registry.schemes(), ["anthropic", "ollama", "openai"]);
 /// let (provider, uri) = registry.resolve("llama3:8b?temperature=0.2").unwrap();
 /// assert_eq!((provider.name(), uri.model.as_str()), ("openai", "llama3:8b"));
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Registry {
@@ -49,16 +53,20 @@ impl fmt::Debug for Registry {
 
 impl Registry {
     /// The built-in adapters: `anthropic` (the default) and `openai`, both
-    /// configured from the environment.
+    /// configured from the environment. Without the `llm` feature there is no
+    /// HTTP adapter to build in: the registry is [`empty`](Self::empty).
     ///
     /// ```
     /// assert_eq!(skillkit::llm::Registry::new().default_scheme(), "anthropic");
     /// ```
     pub fn new() -> Self {
-        Registry::empty()
+        #[cfg(feature = "llm")]
+        return Registry::empty()
             .with("anthropic", Anthropic::new())
             .with("openai", OpenAi::new())
-            .with_default("anthropic")
+            .with_default("anthropic");
+        #[cfg(not(feature = "llm"))]
+        Registry::empty()
     }
 
     /// A registry with no adapter; its default scheme is `anthropic` until set.
@@ -71,6 +79,25 @@ impl Registry {
             providers: BTreeMap::new(),
             default: "anthropic".into(),
         }
+    }
+
+    /// The registered schemes for an [`LlmError::UnknownScheme`] about
+    /// `scheme`; without the `llm` feature, a built-in scheme says which
+    /// feature brings it.
+    fn known_schemes(&self, scheme: &str) -> String {
+        let known = match self.providers.is_empty() {
+            true => "none".to_owned(),
+            false => self.schemes().join(", "),
+        };
+        #[cfg(not(feature = "llm"))]
+        if ["anthropic", "openai"]
+            .iter()
+            .any(|built_in| scheme.eq_ignore_ascii_case(built_in))
+        {
+            return format!("{known} (the `{scheme}` adapter needs skillkit's `llm` feature)");
+        }
+        let _ = scheme; // read only without the `llm` feature
+        known
     }
 
     /// The same registry with `provider` serving `scheme` (case-insensitive),
@@ -150,10 +177,7 @@ impl Registry {
         let scheme = uri.scheme.as_deref().unwrap_or(&self.default);
         let provider = self.get(scheme).ok_or_else(|| LlmError::UnknownScheme {
             scheme: scheme.to_owned(),
-            known: match self.providers.is_empty() {
-                true => "none".into(),
-                false => self.schemes().join(", "),
-            },
+            known: self.known_schemes(scheme),
         })?;
         if uri.model.is_empty() {
             uri.model = provider
@@ -349,6 +373,21 @@ mod tests {
 
     fn parse(text: &str) -> Result<ModelUri, LlmError> {
         text.parse()
+    }
+
+    #[cfg(feature = "llm")]
+    #[test]
+    fn the_built_in_registry_knows_the_http_adapters() {
+        assert_eq!(Registry::new().schemes(), ["anthropic", "openai"]);
+    }
+
+    #[cfg(not(feature = "llm"))]
+    #[test]
+    fn without_the_llm_feature_the_built_in_registry_is_empty() {
+        let registry = Registry::new();
+        assert!(registry.schemes().is_empty());
+        let error = registry.resolve("anthropic://claude").unwrap_err();
+        assert!(error.to_string().contains("`llm` feature"), "{error}");
     }
 
     #[test]

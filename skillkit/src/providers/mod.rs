@@ -1,13 +1,17 @@
 //! The providers SkillKit ships: [`Local`] directories, the [`Memory`] store
-//! and [`GitHub`] repositories imported at run time; with the `sql` feature,
+//! and, with the `github` feature, `GitHub` repositories imported at run time; with the `sql` feature,
 //! `Sql`, skills kept in a SQLite or PostgreSQL database.
 
+#[cfg(feature = "github")]
+#[cfg_attr(docsrs, doc(cfg(feature = "github")))]
 pub mod github;
 mod local;
 mod memory;
 #[cfg(feature = "sql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
 pub mod sql;
 
+#[cfg(feature = "github")]
 pub use github::GitHub;
 pub use local::{DISCOVERED_KIT, Local};
 pub use memory::Memory;
