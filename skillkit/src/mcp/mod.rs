@@ -103,6 +103,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
+use crate::agent::{DEFAULT_TOOL_TIMEOUT, ToolCache};
 use crate::catalog::{Catalog, Snapshot};
 use changes::Changes;
 
@@ -128,6 +129,9 @@ pub struct McpServer {
     catalog: Catalog,
     page_size: usize,
     changes: Arc<Changes>,
+    /// The tools of the last query's catalog, shared by every connection.
+    tools: Arc<ToolCache>,
+    tool_timeout: Duration,
     /// Whether this connection's client is told of changes yet.
     joined: AtomicBool,
 }
@@ -139,6 +143,8 @@ impl Clone for McpServer {
             catalog: self.catalog.clone(),
             page_size: self.page_size,
             changes: Arc::clone(&self.changes),
+            tools: Arc::clone(&self.tools),
+            tool_timeout: self.tool_timeout,
             joined: AtomicBool::new(false),
         }
     }
@@ -188,10 +194,17 @@ impl McpServer {
     /// # let _ = server;
     /// ```
     pub fn new(catalog: Catalog) -> McpServer {
+        let tools = Arc::<ToolCache>::default();
         McpServer {
-            changes: Arc::new(Changes::new(catalog.clone(), Some(DEFAULT_WATCH_INTERVAL))),
+            changes: Arc::new(Changes::new(
+                catalog.clone(),
+                Arc::clone(&tools),
+                Some(DEFAULT_WATCH_INTERVAL),
+            )),
             catalog,
             page_size: DEFAULT_PAGE_SIZE,
+            tools,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
             joined: AtomicBool::new(false),
         }
     }
@@ -207,7 +220,11 @@ impl McpServer {
     /// # let _ = server;
     /// ```
     pub fn watch(mut self, interval: Option<Duration>) -> McpServer {
-        self.changes = Arc::new(Changes::new(self.catalog.clone(), interval));
+        self.changes = Arc::new(Changes::new(
+            self.catalog.clone(),
+            Arc::clone(&self.tools),
+            interval,
+        ));
         self
     }
 
@@ -220,6 +237,21 @@ impl McpServer {
     /// ```
     pub fn page_size(mut self, size: usize) -> McpServer {
         self.page_size = size.max(1);
+        self
+    }
+
+    /// Sets how long an executable skill's tool may run before its call is
+    /// stopped and answered with an error result ([`DEFAULT_TOOL_TIMEOUT`],
+    /// as for an agent).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = skillkit::mcp::McpServer::new(skillkit::Catalog::builder().build())
+    ///     .tool_timeout(Duration::from_secs(30));
+    /// # let _ = server;
+    /// ```
+    pub fn tool_timeout(mut self, limit: Duration) -> McpServer {
+        self.tool_timeout = limit;
         self
     }
 
@@ -295,7 +327,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
         let snapshot = self.snapshot(&context.peer).await;
-        let tools = tools::Tools::of(&snapshot).definitions();
+        let tools = tools::definitions(&self.tools.get(&snapshot, &tools::scope()));
         let (page, next) = pages::page(tools, |t| &t.name, cursor.as_deref(), self.page_size);
         let mut result = ListToolsResult::with_all_items(page);
         result.next_cursor = next;
@@ -308,8 +340,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
-        let tools = tools::Tools::of(&snapshot);
-        Ok(tools.call(&snapshot, request).await?.into())
+        let tools = self.tools.get(&snapshot, &tools::scope());
+        let id = context.id.to_string();
+        let result = tools::call(&tools, &snapshot, request, id, self.tool_timeout).await?;
+        Ok(result.into())
     }
 
     async fn list_prompts(
