@@ -229,7 +229,6 @@ impl ToolSet {
 ///
 /// The key holds the `Arc`s themselves (not their addresses), so a skill freed
 /// after a change can never be mistaken for a new one allocated at its place.
-#[derive(Default)]
 struct Key {
     skills: Vec<Arc<Skill>>,
     agents: Vec<Arc<AgentDefinition>>,
@@ -242,14 +241,16 @@ impl Key {
             agents: snapshot.agents().cloned().collect(),
         }
     }
-}
 
-impl PartialEq for Key {
-    fn eq(&self, other: &Key) -> bool {
-        fn same<T>(a: &[Arc<T>], b: &[Arc<T>]) -> bool {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Arc::ptr_eq(a, b))
+    /// Whether `snapshot` holds exactly the skills and sub-agents this key
+    /// was taken from (compared in place: no allocation on the hot path).
+    fn matches(&self, snapshot: &Snapshot) -> bool {
+        fn same<'a, T: 'a>(held: &[Arc<T>], mut now: impl Iterator<Item = &'a Arc<T>>) -> bool {
+            held.iter()
+                .all(|a| now.next().is_some_and(|b| Arc::ptr_eq(a, b)))
+                && now.next().is_none()
         }
-        same(&self.skills, &other.skills) && same(&self.agents, &other.agents)
+        same(&self.skills, snapshot.skills()) && same(&self.agents, snapshot.agents())
     }
 }
 
@@ -262,15 +263,14 @@ impl Cache {
     /// The tools of `snapshot` for `scope`: the last set when `snapshot`
     /// holds what it was built from, else a new one.
     pub(crate) fn get(&self, snapshot: &Snapshot, scope: &Scope<'_>) -> Arc<ToolSet> {
-        let key = Key::of(snapshot);
         let mut last = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((built_from, tools)) = &*last
-            && *built_from == key
+            && built_from.matches(snapshot)
         {
             return Arc::clone(tools);
         }
         let tools = Arc::new(ToolSet::build(snapshot, scope));
-        *last = Some((key, Arc::clone(&tools)));
+        *last = Some((Key::of(snapshot), Arc::clone(&tools)));
         tools
     }
 }

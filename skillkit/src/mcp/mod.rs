@@ -16,7 +16,10 @@
 //!   also reached through a symlink, are refused: the path is checked once
 //!   resolved, as for `resources/read`), and each executable skill (one whose provider binds a
 //!   [`Tool`](crate::Tool), as embedded kits do) as a tool of its own, under a
-//!   wire-safe name (`files:read` → `files_read`);
+//!   wire-safe name (`files:read` → `files_read`). Every call runs by the
+//!   agent runtime's path: its input checked against the tool's schema, the
+//!   tool stopped after [`McpServer::tool_timeout`], a tool that asks for a
+//!   decision answered with an error result (the server cannot ask back);
 //! * prompts: one per skill, named by its full name, with one `arguments`
 //!   argument; `prompts/get` returns the body rendered with them;
 //! * resources: each skill's `SKILL.md` as `skill://<kit>/<skill>/SKILL.md`
