@@ -67,18 +67,20 @@ async fn tools_list_activate_read_and_refuse_bad_calls() {
     let unknown = call(&client, "activate_skill", json!({"name": "notes:nope"})).await;
     assert!(failure(&unknown).contains("there is no skill `notes:nope`; call list_skills"));
     let missing = call(&client, "activate_skill", json!({})).await;
-    assert!(failure(&missing).contains("needs `name`"));
+    // The agent's input check: what is wrong, and the schema to fit.
+    assert!(failure(&missing).contains("lacks the required property `name`"));
+    assert!(failure(&missing).contains("fits its schema"));
     let malformed = call(&client, "activate_skill", json!({"name": 7})).await;
-    assert!(failure(&malformed).contains("`name` must be a string, not a number"));
+    assert!(failure(&malformed).contains("`name` must be of type string, not a number"));
     let malformed = call(
         &client,
         "activate_skill",
         json!({"name": "notes:search", "arguments": ["a"]}),
     )
     .await;
-    assert!(failure(&malformed).contains("`arguments` must be a string"));
+    assert!(failure(&malformed).contains("`arguments` must be of type string, not an array"));
     let no_path = call(&client, "read_skill_file", json!({"name": "notes:search"})).await;
-    assert!(failure(&no_path).contains("needs `path`"));
+    assert!(failure(&no_path).contains("lacks the required property `path`"));
     let outside = call(
         &client,
         "read_skill_file",

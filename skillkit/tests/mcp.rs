@@ -400,3 +400,170 @@ async fn wrong_params_of_a_known_method_are_invalid_params_on_stdio() {
         .await;
     assert_eq!(second["result"]["prompts"][0]["name"], "kit:s2", "{second}");
 }
+
+// ---- One path runs a tool, for the agent and the server ----
+
+/// A tool that never finishes.
+struct Stuck;
+#[skillkit::async_trait]
+impl Tool for Stuck {
+    async fn execute(&self, _: ToolExecution) -> ToolOutcome {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        ToolOutcome::ok("never")
+    }
+}
+
+/// A tool that asks before it goes on.
+struct Asks;
+#[skillkit::async_trait]
+impl Tool for Asks {
+    async fn execute(&self, _: ToolExecution) -> ToolOutcome {
+        ToolOutcome::pending(json!({"question": "deploy?"}))
+    }
+}
+
+#[tokio::test]
+async fn the_server_runs_tools_by_the_agents_path() {
+    use skillkit::agent::{AgentOptions, start_agent};
+    use skillkit::llm::{Registry, Scripted};
+
+    let memory = Memory::new();
+    memory.put(
+        Skill::new("notes:guide", "How to take notes.").with_body("Take notes on $ARGUMENTS."),
+    );
+    memory.put_tool(Skill::new("ops:stuck", "Never ends."), Stuck);
+    memory.put_tool(Skill::new("ops:deploy", "Deploys."), Asks);
+    let catalog = Catalog::builder().provider(memory).build();
+    let server = McpServer::new(catalog.clone()).tool_timeout(Duration::from_millis(100));
+    let client = connect(server, ()).await;
+
+    // The agent, on the same catalog, activates the same skill.
+    let model = Scripted::new()
+        .tool_call(
+            "c1",
+            "activate_skill",
+            json!({"name": "notes:guide", "arguments": "rust"}),
+        )
+        .text("done");
+    let options = AgentOptions::new(catalog)
+        .registry(Registry::new().with("scripted", model.clone()))
+        .model("scripted://m");
+    let mut agent = start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    let mut agent_result = String::new();
+    agent
+        .ask("notes please", |event| {
+            if let skillkit::agent::EventKind::ToolResult { content, .. } = &event.kind {
+                agent_result = content.clone();
+            }
+        })
+        .await
+        .unwrap();
+
+    // `activate_skill` is defined once: one description, one answer.
+    let tools = client.list_all_tools().await.unwrap();
+    let served = tools.iter().find(|t| t.name == "activate_skill").unwrap();
+    let offered = model.requests()[0]
+        .tools
+        .iter()
+        .find(|t| t.name == "activate_skill")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        served.description.as_deref(),
+        Some(offered.description.as_str())
+    );
+    let activated = call(
+        &client,
+        "activate_skill",
+        json!({"name": "notes:guide", "arguments": "rust"}),
+    )
+    .await;
+    assert_eq!(text(&activated), agent_result);
+    assert!(
+        agent_result.contains("Take notes on rust."),
+        "{agent_result}"
+    );
+
+    // The agent's input check, timeout and pending rule hold on the server.
+    let stuck = call(&client, "ops_stuck", json!({})).await;
+    assert_eq!(stuck.is_error, Some(true));
+    assert!(
+        text(&stuck).contains("`ops:stuck` did not finish within 100ms (the tool timeout)"),
+        "{}",
+        text(&stuck)
+    );
+    let pending = call(&client, "ops_deploy", json!({})).await;
+    assert_eq!(pending.is_error, Some(true));
+    assert!(
+        text(&pending).contains("cannot ask over MCP"),
+        "{}",
+        text(&pending)
+    );
+    let malformed = call(&client, "ops_deploy", json!({"arguments": 5})).await;
+    assert!(
+        text(&malformed).contains(
+            "invalid input for `ops_deploy`: property `arguments` must be of type string"
+        ),
+        "{}",
+        text(&malformed)
+    );
+}
+
+/// A provider of one kit, built once, that counts how often the catalog
+/// asks it for a skill's tool.
+struct Counting {
+    kit: skillkit::Kit,
+    asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[skillkit::async_trait]
+impl skillkit::KitProvider for Counting {
+    async fn list_kits(&self) -> Result<Vec<skillkit::Kit>, skillkit::ProviderError> {
+        Ok(vec![self.kit.clone()])
+    }
+    fn tool(self: std::sync::Arc<Self>, _: &Skill) -> Option<std::sync::Arc<dyn Tool>> {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Some(std::sync::Arc::new(Echo))
+    }
+}
+
+#[tokio::test]
+async fn the_server_builds_its_tools_once_per_change_of_the_catalog() {
+    use std::sync::atomic::Ordering;
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counting = Counting {
+        kit: skillkit::Kit::new("util")
+            .with_skill(Skill::new("util:a", "A."))
+            .with_skill(Skill::new("util:b", "B.")),
+        asked: asked.clone(),
+    };
+    let memory = Memory::new();
+    let catalog = Catalog::builder()
+        .provider(counting)
+        .provider(memory.clone())
+        .build();
+    // Two connections share the server's tool set.
+    let server = McpServer::new(catalog).watch(None);
+    let first = connect(server.clone(), ()).await;
+    let second = connect(server, ()).await;
+
+    for client in [&first, &second] {
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 5);
+        assert_eq!(
+            text(&call(client, "util_a", json!({"arguments": "x"})).await),
+            "util:a got x"
+        );
+    }
+    // Each skill's tool was asked for once: one build for four requests.
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+
+    // A change of the catalog builds the set again, once.
+    memory.put(Skill::new("notes:new", "New."));
+    for client in [&first, &second] {
+        assert_eq!(
+            text(&call(client, "util_b", json!({})).await),
+            "util:b got "
+        );
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 4);
+}

@@ -40,7 +40,7 @@ impl AgentRun {
             model,
             max_turns: max_turns(&self.runtime, definition),
             total: Usage::default(),
-            tools: None,
+            tools: Default::default(),
         };
         let history = Mutex::new(History {
             session_id: self.runtime.session_id.clone(),

@@ -1,8 +1,11 @@
-//! One tool call, run to its result: the approval policy (and the caller's
-//! answer when it asks), the tool with its timeout, a pending result and its
-//! resume, and the outcome turned into the model's text.
+//! One tool call, run to its result, by the one path the agent and the MCP
+//! server share: the input checked against the tool's schema, the approval
+//! policy (and the caller's answer when it asks), the tool within its
+//! timeout, a pending result and its resume, and the outcome turned into the
+//! model's text. What differs between the two is a [`Host`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -10,10 +13,132 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::agent::run::AgentRun;
-use crate::agent::toolset::{Target, ToolSet};
-use crate::agent::{Approval, Decision, EventKind, InputKind, InputRequest, ToolRequest};
+use crate::agent::toolset::{Found, Target, ToolSet};
+use crate::agent::{
+    AgentDefinition, AgentPath, Approval, Decision, EventKind, InputKind, InputRequest, ToolRequest,
+};
 use crate::llm::{ToolCall, ToolResult};
 use crate::tool::{self, ToolContext, ToolExecution, ToolOutcome};
+
+/// Whoever a tool call is run for: the agent whose model made it, or the MCP
+/// server a client called.
+pub(crate) trait Host: Sync {
+    /// The agent making the call (the root path for a server).
+    fn path(&self) -> &AgentPath;
+    /// The agent's name, for the tool's [`ToolContext`].
+    fn agent(&self) -> Option<&str>;
+    /// The conversation's session id, for `$SESSION_ID` and the
+    /// [`ToolContext`].
+    fn session_id(&self) -> Option<&str>;
+    /// The approval policy's verdict on `request`.
+    fn decide(&self, request: &ToolRequest) -> Approval;
+    /// Asks the caller about `request` and waits for the decision; `Err`
+    /// (the call's result) when this host cannot ask.
+    fn ask(
+        &self,
+        request: &ToolRequest,
+        kind: InputKind,
+    ) -> impl Future<Output = Result<Decision, String>>;
+    /// How long a tool may run.
+    fn tool_timeout(&self) -> Duration;
+    /// Runs sub-agent `definition` on `{task}` to its answer.
+    fn delegate(
+        &self,
+        definition: &Arc<AgentDefinition>,
+        input: &Value,
+    ) -> impl Future<Output = Result<String, String>>;
+    /// Runs tool `name`, one of the host's own ([`Target::Own`]).
+    fn run_own(&self, name: &str, input: &Value) -> impl Future<Output = Result<String, String>>;
+}
+
+/// Runs `call` of `found` (a tool of `tools`) for `host`: `Ok` with the
+/// result's text, or `Err` with an error result's text saying what to do.
+pub(crate) async fn run(
+    tools: &ToolSet,
+    found: &Found<'_>,
+    call: &ToolCall,
+    host: &impl Host,
+) -> Result<String, String> {
+    if let Some(problem) = super::schema::check(found.schema, &call.input) {
+        return Err(format!(
+            "invalid input for `{}`: {problem}; call it again with input that fits its schema: \
+             {}",
+            tools.names.wire(found.full),
+            found.schema
+        ));
+    }
+    let name = found.display();
+    let request = ToolRequest {
+        agent: host.path().clone(),
+        call_id: call.id.clone(),
+        name: name.to_owned(),
+        input: call.input.clone(),
+    };
+    match host.decide(&request) {
+        Approval::Allow => {}
+        Approval::Deny(reason) => return Err(format!("the call was denied: {reason}")),
+        Approval::Ask => match host.ask(&request, InputKind::Approval).await? {
+            Decision::Approve | Decision::Answer(Value::Bool(true)) => {}
+            Decision::Deny { reason } => {
+                return Err(format!("the user denied the call: {reason}"));
+            }
+            Decision::Answer(_) => return Err("the user denied the call".to_owned()),
+        },
+    }
+    let (skill, tool, kit_metadata) = match found.target {
+        Target::Activate => {
+            return tools.activatable.activate(&call.input, host.session_id());
+        }
+        Target::Agent(definition) => return host.delegate(definition, &call.input).await,
+        Target::Own => return host.run_own(found.full, &call.input).await,
+        Target::Skill {
+            skill,
+            tool,
+            kit_metadata,
+        } => (skill, tool, kit_metadata),
+    };
+    let execution =
+        ToolExecution::new(Arc::clone(skill), call.input.clone()).with_context(ToolContext {
+            agent: host.agent().map(str::to_owned),
+            session_id: host.session_id().map(str::to_owned),
+            call_id: (!call.id.is_empty()).then(|| call.id.clone()),
+            kit_metadata: kit_metadata.clone(),
+        });
+    let limit = host.tool_timeout();
+    let mut outcome = timed(limit, name, tool::call(&**tool, execution.clone())).await;
+    while let ToolOutcome::Pending(state) = outcome {
+        let kind = InputKind::Pending {
+            state: state.clone(),
+        };
+        let decision = match host.ask(&request, kind).await? {
+            Decision::Approve => Value::Bool(true),
+            Decision::Answer(value) => value,
+            Decision::Deny { reason } => return Err(format!("the user declined: {reason}")),
+        };
+        let resumed = tool::resume(&**tool, execution.clone(), state, decision);
+        outcome = timed(limit, name, resumed).await;
+    }
+    match outcome {
+        ToolOutcome::Ok(Value::String(text)) => Ok(text),
+        ToolOutcome::Ok(value) => Ok(value.to_string()),
+        ToolOutcome::Error(message) => Err(message),
+        ToolOutcome::Pending(_) => unreachable!("pending outcomes are resumed above"),
+    }
+}
+
+/// `outcome` within `limit`.
+async fn timed(
+    limit: Duration,
+    name: &str,
+    outcome: impl Future<Output = ToolOutcome>,
+) -> ToolOutcome {
+    match tokio::time::timeout(limit, outcome).await {
+        Ok(outcome) => outcome,
+        Err(_) => ToolOutcome::error(format!(
+            "`{name}` did not finish within {limit:?} (the tool timeout) and was stopped"
+        )),
+    }
+}
 
 impl AgentRun {
     /// Runs one tool call to its result, which is also emitted.
@@ -24,20 +149,19 @@ impl AgentRun {
         cancel: &CancellationToken,
     ) -> ToolResult {
         let wire = tools.names.wire(&call.name);
-        let found = tools.target(&wire);
-        let name = found.map_or(call.name.as_str(), |(full, _, _)| ToolSet::display(full));
+        let found = tools.find(&wire);
+        let name = found.as_ref().map_or(call.name.as_str(), Found::display);
         let span =
             tracing::info_span!("tool_call", agent = %self.path, tool = name, call_id = %call.id);
         let dispatched = async {
-            let Some((_, target, schema)) = found else {
+            let Some(found) = &found else {
                 return Err(format!(
                     "there is no tool `{}`; call one of: {}",
                     call.name,
                     tools.wire_names().join(", ")
                 ));
             };
-            self.dispatch(tools, call, &wire, name, target, schema)
-                .await
+            run(tools, found, call, self).await
         };
         let result = tokio::select! {
             result = dispatched.instrument(span) => result,
@@ -59,102 +183,29 @@ impl AgentRun {
             is_error,
         }
     }
+}
 
-    /// Checks, approves and runs call `call` of `target` (wire name `wire`,
-    /// shown as `name`).
-    pub(super) async fn dispatch(
-        &self,
-        tools: &ToolSet,
-        call: &ToolCall,
-        wire: &str,
-        name: &str,
-        target: &Target,
-        schema: &Value,
-    ) -> Result<String, String> {
-        if let Some(problem) = super::schema::check(schema, &call.input) {
-            return Err(format!(
-                "invalid input for `{wire}`: {problem}; call it again with input that fits its \
-                 schema: {schema}"
-            ));
-        }
-        let request = ToolRequest {
-            agent: self.path.clone(),
-            call_id: call.id.clone(),
-            name: name.to_owned(),
-            input: call.input.clone(),
-        };
-        match self.runtime.approval.decide(&request) {
-            Approval::Allow => {}
-            Approval::Deny(reason) => return Err(format!("the call was denied: {reason}")),
-            Approval::Ask => match self.ask(&request, InputKind::Approval).await {
-                Decision::Approve | Decision::Answer(Value::Bool(true)) => {}
-                Decision::Deny { reason } => {
-                    return Err(format!("the user denied the call: {reason}"));
-                }
-                Decision::Answer(_) => return Err("the user denied the call".to_owned()),
-            },
-        }
-        match target {
-            Target::Activate => tools.activate(&call.input, &self.runtime.session_id),
-            Target::Agent(definition) => self.delegate(definition, &call.input).await,
-            Target::Skill {
-                skill,
-                tool,
-                kit_metadata,
-            } => {
-                let execution = ToolExecution::new(Arc::clone(skill), call.input.clone())
-                    .with_context(ToolContext {
-                        agent: Some(self.definition.name.to_string()),
-                        session_id: Some(self.runtime.session_id.clone()),
-                        call_id: Some(call.id.clone()),
-                        kit_metadata: kit_metadata.clone(),
-                    });
-                let mut outcome = self
-                    .timed(name, tool::call(&**tool, execution.clone()))
-                    .await;
-                while let ToolOutcome::Pending(state) = outcome {
-                    let kind = InputKind::Pending {
-                        state: state.clone(),
-                    };
-                    let decision = match self.ask(&request, kind).await {
-                        Decision::Approve => Value::Bool(true),
-                        Decision::Answer(value) => value,
-                        Decision::Deny { reason } => {
-                            return Err(format!("the user declined: {reason}"));
-                        }
-                    };
-                    let resumed = tool::resume(&**tool, execution.clone(), state, decision);
-                    outcome = self.timed(name, resumed).await;
-                }
-                match outcome {
-                    ToolOutcome::Ok(Value::String(text)) => Ok(text),
-                    ToolOutcome::Ok(value) => Ok(value.to_string()),
-                    ToolOutcome::Error(message) => Err(message),
-                    ToolOutcome::Pending(_) => unreachable!("pending outcomes are resumed above"),
-                }
-            }
-        }
+impl Host for AgentRun {
+    fn path(&self) -> &AgentPath {
+        &self.path
     }
 
-    /// `outcome` within the tool timeout.
-    pub(super) async fn timed(
-        &self,
-        name: &str,
-        outcome: impl Future<Output = ToolOutcome>,
-    ) -> ToolOutcome {
-        let limit = self.runtime.tool_timeout;
-        match tokio::time::timeout(limit, outcome).await {
-            Ok(outcome) => outcome,
-            Err(_) => ToolOutcome::error(format!(
-                "`{name}` did not finish within {limit:?} (the tool timeout) and was stopped"
-            )),
-        }
+    fn agent(&self) -> Option<&str> {
+        Some(&self.definition.name)
     }
 
-    /// Asks the caller about `request` and waits for the decision. A
-    /// sub-agent's call ids are prefixed with its path (`notes:editor/call_1`),
-    /// so calls of agents running side by side never share an id.
-    pub(super) async fn ask(&self, request: &ToolRequest, kind: InputKind) -> Decision {
+    fn session_id(&self) -> Option<&str> {
+        Some(&self.runtime.session_id)
+    }
+
+    fn decide(&self, request: &ToolRequest) -> Approval {
+        self.runtime.approval.decide(request)
+    }
+
+    /// Emits the request and waits for the decision. A sub-agent's call ids
+    /// are prefixed with its path (`notes:editor/call_1`), so calls of agents
+    /// running side by side never share an id.
+    async fn ask(&self, request: &ToolRequest, kind: InputKind) -> Result<Decision, String> {
         let (send, receive) = oneshot::channel();
         let call_id = match self.path.is_root() {
             true => request.call_id.clone(),
@@ -169,8 +220,24 @@ impl AgentRun {
         }));
         // A dropped sender means the agent is shutting down: the call's
         // future is being cancelled anyway.
-        receive
+        Ok(receive
             .await
-            .unwrap_or_else(|_| Decision::deny("the agent shut down"))
+            .unwrap_or_else(|_| Decision::deny("the agent shut down")))
+    }
+
+    fn tool_timeout(&self) -> Duration {
+        self.runtime.tool_timeout
+    }
+
+    async fn delegate(
+        &self,
+        definition: &Arc<AgentDefinition>,
+        input: &Value,
+    ) -> Result<String, String> {
+        AgentRun::delegate(self, definition, input).await
+    }
+
+    async fn run_own(&self, name: &str, _: &Value) -> Result<String, String> {
+        Err(format!("there is no tool `{name}`"))
     }
 }

@@ -55,6 +55,7 @@
 //! # });
 //! ```
 
+mod activate;
 mod approval;
 mod delegate;
 mod dispatch;
@@ -76,6 +77,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 pub use crate::agent_definition::AgentDefinition;
+pub use activate::ACTIVATE_SKILL;
 pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
 pub use error::AgentError;
 pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
@@ -85,17 +87,16 @@ pub use options::{
     AgentOptions, DEFAULT_MAX_AGENT_DEPTH, DEFAULT_MAX_TURNS, DEFAULT_MODEL,
     DEFAULT_TOOL_CONCURRENCY, DEFAULT_TOOL_TIMEOUT,
 };
-pub use toolset::ACTIVATE_SKILL;
 
-// What the MCP server shares with the agent runtime: the text `activate_skill`
-// returns, the files listed beside a skill, wire-safe tool names and the check
-// of a tool call's input against its schema.
+// What the MCP server shares with the agent runtime: the one path that runs a
+// tool call (its tool set, cached per change of the catalog, and the runner),
+// and the files listed beside a skill.
 #[cfg(feature = "mcp")]
-pub(crate) use names::WireNames;
+pub(crate) use activate::files_beside;
 #[cfg(feature = "mcp")]
-pub(crate) use schema::check as check_input;
+pub(crate) use dispatch::{Host, run as run_tool};
 #[cfg(feature = "mcp")]
-pub(crate) use toolset::{files_beside, skill_content};
+pub(crate) use toolset::{Cache as ToolCache, Scope as ToolScope, ToolSet};
 
 use handle::Shared;
 use run::{AgentRun, Model, Outcome, Runtime};
@@ -157,7 +158,7 @@ pub fn start_agent(
         path: AgentPath::root(),
         model,
         total: Default::default(),
-        tools: None,
+        tools: Default::default(),
     };
     let (messages, inbox) = mpsc::unbounded_channel();
     let span = tracing::info_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);

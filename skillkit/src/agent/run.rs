@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::agent::toolset::{Key, ToolSet};
+use crate::agent::toolset::{Cache, Scope, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentError, AgentEvent, AgentPath, ApprovalPolicy, Decision, EventKind,
     History,
@@ -98,8 +98,8 @@ pub(crate) struct AgentRun {
     pub(crate) model: Model,
     pub(crate) max_turns: u32,
     pub(crate) total: Usage,
-    /// The last turn's tools, and what they were built from.
-    pub(crate) tools: Option<(Key, Arc<ToolSet>)>,
+    /// The last turn's tools.
+    pub(crate) tools: Cache,
 }
 
 impl AgentRun {
@@ -167,17 +167,9 @@ impl AgentRun {
     /// This turn's tools: rebuilt from a fresh catalog snapshot, unless the
     /// snapshot holds exactly the skills, tools and sub-agents of the last
     /// turn's.
-    async fn tools(&mut self) -> Arc<ToolSet> {
+    async fn tools(&self) -> Arc<ToolSet> {
         let snapshot = self.runtime.catalog.snapshot().await;
-        let key = Key::of(&snapshot);
-        if let Some((cached, tools)) = &self.tools
-            && *cached == key
-        {
-            return Arc::clone(tools);
-        }
-        let tools = Arc::new(ToolSet::build(&snapshot, &self.definition));
-        self.tools = Some((key, Arc::clone(&tools)));
-        tools
+        self.tools.get(&snapshot, &Scope::Agent(&self.definition))
     }
 
     /// The request of this turn: the system prompt, the history with wire

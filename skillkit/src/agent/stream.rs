@@ -33,8 +33,8 @@ impl AgentRun {
         let mut began: Vec<String> = Vec::new();
         let full = |wire: &str| {
             tools
-                .target(wire)
-                .map_or(wire, |(full, _, _)| ToolSet::display(full))
+                .find(wire)
+                .map_or(wire, |found| found.display())
                 .to_owned()
         };
         loop {
@@ -56,8 +56,8 @@ impl AgentRun {
                 Some(Event::ToolCallComplete { id, name, input }) => {
                     // History keeps full names (sub-agent tools as `agent:<name>`).
                     let stored = tools
-                        .target(&name)
-                        .map_or(name.clone(), |(f, _, _)| f.to_owned());
+                        .find(&name)
+                        .map_or(name.clone(), |found| found.full.to_owned());
                     self.emit(EventKind::ToolCallComplete {
                         id: id.clone(),
                         name: full(&name),

@@ -5,8 +5,9 @@
 //!
 //! The comparison is cheap: when every skill of the snapshot is the same
 //! `Arc` as at the previous query (providers keep the skills they did not
-//! re-read), nothing changed; otherwise a hash of what each list shows (names,
-//! descriptions, locations, executable skills' schemas) is compared. Files
+//! re-read), nothing changed; otherwise a hash of what each list shows (the
+//! tool set's definitions, which the server's next `tools/list` takes from
+//! the same cache; names, descriptions and locations) is compared. Files
 //! added beside a skill are not watched: a client sees them at its next
 //! `resources/list`.
 
@@ -18,6 +19,7 @@ use std::time::Duration;
 
 use rmcp::{Peer, RoleServer};
 
+use crate::agent::{ToolCache, ToolSet};
 use crate::catalog::{Catalog, Snapshot};
 use crate::skill::Skill;
 
@@ -39,24 +41,22 @@ struct Lists {
 }
 
 impl Lists {
-    fn of(snapshot: &Snapshot) -> Lists {
-        let (mut tools, mut prompts, mut resources) = (
+    fn of(snapshot: &Snapshot, tools: &ToolSet) -> Lists {
+        let (mut tool_hash, mut prompts, mut resources) = (
             DefaultHasher::new(),
             DefaultHasher::new(),
             DefaultHasher::new(),
         );
-        for entry in snapshot.entries() {
-            let skill = entry.skill;
+        for skill in snapshot.skills() {
             (&skill.name, &skill.description).hash(&mut prompts);
             (&skill.name, &skill.description, &skill.location).hash(&mut resources);
-            if let Some(tool) = &entry.tool {
-                let definition = tool.definition(skill);
-                (&skill.name, &definition.description).hash(&mut tools);
-                definition.input_schema.to_string().hash(&mut tools);
-            }
+        }
+        for (definition, full) in tools.definitions.iter().zip(tools.full_names.iter()) {
+            (&definition.name, full, &definition.description).hash(&mut tool_hash);
+            definition.input_schema.to_string().hash(&mut tool_hash);
         }
         Lists {
-            tools: tools.finish(),
+            tools: tool_hash.finish(),
             prompts: prompts.finish(),
             resources: resources.finish(),
         }
@@ -74,6 +74,9 @@ struct State {
 /// The change watch of one server, shared by all its connections.
 pub(super) struct Changes {
     catalog: Catalog,
+    /// The server's tool set, built once per change for the comparison and
+    /// the requests alike.
+    tools: Arc<ToolCache>,
     interval: Option<Duration>,
     polling: AtomicBool,
     state: Mutex<State>,
@@ -88,10 +91,16 @@ impl std::fmt::Debug for Changes {
 }
 
 impl Changes {
-    /// The watch of `catalog`, polled every `interval` (never with `None`).
-    pub(super) fn new(catalog: Catalog, interval: Option<Duration>) -> Changes {
+    /// The watch of `catalog` (whose tool set `tools` caches), polled every
+    /// `interval` (never with `None`).
+    pub(super) fn new(
+        catalog: Catalog,
+        tools: Arc<ToolCache>,
+        interval: Option<Duration>,
+    ) -> Changes {
         Changes {
             catalog,
+            tools,
             interval,
             polling: AtomicBool::new(false),
             state: Mutex::new(State::default()),
@@ -127,7 +136,7 @@ impl Changes {
             return;
         }
         state.skills = snapshot.skills().cloned().collect();
-        let lists = Lists::of(snapshot);
+        let lists = Lists::of(snapshot, &self.tools.get(snapshot, &super::tools::scope()));
         let Some(before) = state.lists.replace(lists) else {
             return;
         };

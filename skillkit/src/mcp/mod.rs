@@ -16,7 +16,10 @@
 //!   also reached through a symlink, are refused: the path is checked once
 //!   resolved, as for `resources/read`), and each executable skill (one whose provider binds a
 //!   [`Tool`](crate::Tool), as embedded kits do) as a tool of its own, under a
-//!   wire-safe name (`files:read` → `files_read`);
+//!   wire-safe name (`files:read` → `files_read`). Every call runs by the
+//!   agent runtime's path: its input checked against the tool's schema, the
+//!   tool stopped after [`McpServer::tool_timeout`], a tool that asks for a
+//!   decision answered with an error result (the server cannot ask back);
 //! * prompts: one per skill, named by its full name, with one `arguments`
 //!   argument; `prompts/get` returns the body rendered with them;
 //! * resources: each skill's `SKILL.md` as `skill://<kit>/<skill>/SKILL.md`
@@ -103,6 +106,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
+use crate::agent::{DEFAULT_TOOL_TIMEOUT, ToolCache};
 use crate::catalog::{Catalog, Snapshot};
 use changes::Changes;
 
@@ -128,6 +132,9 @@ pub struct McpServer {
     catalog: Catalog,
     page_size: usize,
     changes: Arc<Changes>,
+    /// The tools of the last query's catalog, shared by every connection.
+    tools: Arc<ToolCache>,
+    tool_timeout: Duration,
     /// Whether this connection's client is told of changes yet.
     joined: AtomicBool,
 }
@@ -139,6 +146,8 @@ impl Clone for McpServer {
             catalog: self.catalog.clone(),
             page_size: self.page_size,
             changes: Arc::clone(&self.changes),
+            tools: Arc::clone(&self.tools),
+            tool_timeout: self.tool_timeout,
             joined: AtomicBool::new(false),
         }
     }
@@ -188,10 +197,17 @@ impl McpServer {
     /// # let _ = server;
     /// ```
     pub fn new(catalog: Catalog) -> McpServer {
+        let tools = Arc::<ToolCache>::default();
         McpServer {
-            changes: Arc::new(Changes::new(catalog.clone(), Some(DEFAULT_WATCH_INTERVAL))),
+            changes: Arc::new(Changes::new(
+                catalog.clone(),
+                Arc::clone(&tools),
+                Some(DEFAULT_WATCH_INTERVAL),
+            )),
             catalog,
             page_size: DEFAULT_PAGE_SIZE,
+            tools,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
             joined: AtomicBool::new(false),
         }
     }
@@ -207,7 +223,11 @@ impl McpServer {
     /// # let _ = server;
     /// ```
     pub fn watch(mut self, interval: Option<Duration>) -> McpServer {
-        self.changes = Arc::new(Changes::new(self.catalog.clone(), interval));
+        self.changes = Arc::new(Changes::new(
+            self.catalog.clone(),
+            Arc::clone(&self.tools),
+            interval,
+        ));
         self
     }
 
@@ -220,6 +240,21 @@ impl McpServer {
     /// ```
     pub fn page_size(mut self, size: usize) -> McpServer {
         self.page_size = size.max(1);
+        self
+    }
+
+    /// Sets how long an executable skill's tool may run before its call is
+    /// stopped and answered with an error result ([`DEFAULT_TOOL_TIMEOUT`],
+    /// as for an agent).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = skillkit::mcp::McpServer::new(skillkit::Catalog::builder().build())
+    ///     .tool_timeout(Duration::from_secs(30));
+    /// # let _ = server;
+    /// ```
+    pub fn tool_timeout(mut self, limit: Duration) -> McpServer {
+        self.tool_timeout = limit;
         self
     }
 
@@ -295,7 +330,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
         let snapshot = self.snapshot(&context.peer).await;
-        let tools = tools::Tools::of(&snapshot).definitions();
+        let tools = tools::definitions(&self.tools.get(&snapshot, &tools::scope()));
         let (page, next) = pages::page(tools, |t| &t.name, cursor.as_deref(), self.page_size);
         let mut result = ListToolsResult::with_all_items(page);
         result.next_cursor = next;
@@ -308,8 +343,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
-        let tools = tools::Tools::of(&snapshot);
-        Ok(tools.call(&snapshot, request).await?.into())
+        let tools = self.tools.get(&snapshot, &tools::scope());
+        let id = context.id.to_string();
+        let result = tools::call(&tools, &snapshot, request, id, self.tool_timeout).await?;
+        Ok(result.into())
     }
 
     async fn list_prompts(

@@ -1,0 +1,163 @@
+//! `activate_skill`, defined once for the agent and the MCP server: its
+//! definition, the lookup of the skill it names, and the text it returns
+//! (the rendered body inside `<skill_content>`, with the skill's folder and
+//! the files beside it).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::llm::ToolDefinition;
+use crate::skill::{BodyError, Skill};
+
+/// The name of the tool that activates knowledge skills.
+pub const ACTIVATE_SKILL: &str = "activate_skill";
+
+/// The most file names listed beside an activated skill.
+const MAX_LISTED_FILES: usize = 100;
+
+/// The skills `activate_skill` reaches in one tool set, and what it says
+/// when a call names another.
+pub(crate) struct Activatable {
+    skills: HashMap<String, Arc<Skill>>,
+    /// Said after "there is no skill `x`; " when a call names another.
+    hint: Hint,
+}
+
+/// How a missed name is answered.
+pub(crate) enum Hint {
+    /// "activate one of: a, b, c" (the skills are listed to the model).
+    ListNames,
+    /// A fixed text, such as "call list_skills for the names of the skills".
+    Text(&'static str),
+}
+
+impl Activatable {
+    /// `skills`, answered with `hint` on a miss.
+    pub(crate) fn new(skills: impl IntoIterator<Item = Arc<Skill>>, hint: Hint) -> Activatable {
+        Activatable {
+            skills: skills
+                .into_iter()
+                .map(|skill| (skill.name.to_string(), skill))
+                .collect(),
+            hint,
+        }
+    }
+
+    /// The result of `activate_skill {name, arguments}` (an input that fits
+    /// [`definition`]'s schema).
+    pub(crate) fn activate(
+        &self,
+        input: &Value,
+        session_id: Option<&str>,
+    ) -> Result<String, String> {
+        let name = input.get("name").and_then(Value::as_str).unwrap_or("");
+        let arguments = input.get("arguments").and_then(Value::as_str).unwrap_or("");
+        let Some(skill) = self.skills.get(name) else {
+            return Err(match &self.hint {
+                Hint::ListNames => {
+                    let mut known: Vec<&str> = self.skills.keys().map(String::as_str).collect();
+                    known.sort_unstable();
+                    format!(
+                        "there is no skill `{name}`; activate one of: {}",
+                        known.join(", ")
+                    )
+                }
+                Hint::Text(text) => format!("there is no skill `{name}`; {text}"),
+            });
+        };
+        skill_content(skill, arguments, session_id).map_err(|e| e.to_string())
+    }
+}
+
+/// The definition of `activate_skill`. With `names`, the model may name only
+/// those (they are all listed to it); without, any skill's full name.
+pub(crate) fn definition(names: Option<Vec<&str>>) -> ToolDefinition {
+    let mut name = json!({"type": "string", "description": "The skill's full name."});
+    if let Some(names) = names {
+        name["enum"] = json!(names);
+    }
+    ToolDefinition::new(
+        ACTIVATE_SKILL,
+        "Load the full instructions of a skill when a task matches its description: its \
+         instructions with the arguments filled in, its folder, and the names of the files \
+         beside it.",
+        json!({
+            "type": "object",
+            "properties": {
+                "name": name,
+                "arguments": {"type": "string", "description": "Arguments for the skill, as text."}
+            },
+            "required": ["name"]
+        }),
+    )
+}
+
+/// The rendered body of `skill` as `activate_skill` returns it: inside
+/// `<skill_content name="…">`, with the skill's directory and the names of
+/// the files beside its `SKILL.md` (read later, if at all). The body is read
+/// now when it lives in its file.
+pub(crate) fn skill_content(
+    skill: &Skill,
+    arguments: &str,
+    session_id: Option<&str>,
+) -> Result<String, BodyError> {
+    let body = skill.render(arguments, session_id.filter(|s| !s.is_empty()))?;
+    let mut out = format!("<skill_content name=\"{}\">\n", skill.name);
+    out.push_str(body.trim_end());
+    out.push('\n');
+    if let Some(dir) = skill.dir() {
+        let _ = write!(out, "\nSkill directory: {}\n", dir.display());
+        let files = files_beside(dir);
+        if !files.is_empty() {
+            let _ = writeln!(
+                out,
+                "Files in it (paths relative to the skill directory; read one only when the \
+                 instructions need it):"
+            );
+            for file in files {
+                let _ = writeln!(out, "- {file}");
+            }
+        }
+    }
+    out.push_str("</skill_content>");
+    Ok(out)
+}
+
+/// The files under `dir` other than `SKILL.md`, relative, sorted; hidden
+/// entries skipped; at most [`MAX_LISTED_FILES`].
+pub(crate) fn files_beside(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            if out.len() >= MAX_LISTED_FILES {
+                return;
+            }
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < 4 => walk(root, &path, depth + 1, out),
+                Ok(t) if t.is_file() => {
+                    let relative = path.strip_prefix(root).unwrap_or(&path);
+                    if relative != Path::new("SKILL.md") {
+                        out.push(relative.display().to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, 0, &mut out);
+    out
+}
