@@ -649,3 +649,76 @@ async fn two_hundred_agents_run_side_by_side() {
     }
     assert_eq!(done, AGENTS);
 }
+
+/// Skills as Claude Code's documentation writes them: a deploy skill only
+/// people run, background knowledge only the model uses, and one with an
+/// argument hint.
+fn claude_code_skills() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("ops/skills");
+    write(
+        kit.join("deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy the application to production\n\
+         disable-model-invocation: true\n---\nDeploy $ARGUMENTS to production:\n\
+         1. Run the test suite\n2. Build the application\n3. Push to the deployment target\n",
+    );
+    write(
+        kit.join("legacy-system-context/SKILL.md"),
+        "---\nname: legacy-system-context\ndescription: How the legacy billing system works\n\
+         user-invocable: false\n---\nThe legacy billing system keeps invoices in one table.\n",
+    );
+    write(
+        kit.join("fix-issue/SKILL.md"),
+        "---\nname: fix-issue\ndescription: Fix a GitHub issue\nargument-hint: [issue-number]\n\
+         ---\nFix GitHub issue $ARGUMENTS following our coding standards.\n",
+    );
+    dir
+}
+
+#[tokio::test]
+async fn a_skill_only_people_run_is_never_shown_to_the_model() {
+    let dir = claude_code_skills();
+    let catalog = Catalog::builder()
+        .provider(Local::new(dir.path().join("ops")))
+        .build();
+    let script = Scripted::new()
+        .tool_call("c1", "activate_skill", json!({"name": "ops:deploy"}))
+        .tool_call(
+            "c2",
+            "activate_skill",
+            json!({"name": "ops:legacy-system-context"}),
+        )
+        .text("Done.");
+    let mut agent = start_agent(lead(), options(catalog, &script)).unwrap();
+    let (answer, events) = ask(&mut agent, "Ship it").await;
+    assert_eq!(answer.unwrap(), "Done.");
+
+    let request = &script.requests()[0];
+    let prompt = system(request);
+    assert!(!prompt.contains("deploy"), "{prompt}");
+    assert!(
+        prompt.contains("<name>\nops:legacy-system-context\n</name>"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("<name>\nops:fix-issue\n</name>"),
+        "{prompt}"
+    );
+    assert_eq!(
+        tool(request, "activate_skill").input_schema["properties"]["name"]["enum"],
+        json!(["ops:fix-issue", "ops:legacy-system-context"])
+    );
+    // Named anyway, it is refused with what to do; the model's own skill works.
+    let results = outcomes(&events);
+    assert!(
+        results[0].is_error && results[0].content.contains("run by people only"),
+        "{results:?}"
+    );
+    assert!(
+        results[0]
+            .content
+            .contains("disable-model-invocation: true")
+    );
+    assert!(!results[1].is_error, "{results:?}");
+    assert!(results[1].content.contains("keeps invoices in one table"));
+}

@@ -191,34 +191,49 @@ impl Chat<'_> {
         Ok(())
     }
 
-    /// `/skills`: every skill the agent can use.
+    /// `/skills`: the skills a person runs (`/name ARGUMENT-HINT`), then
+    /// those the agent uses on its own (`user-invocable: false`).
     fn list_skills(&mut self) {
         let snapshot = self.runtime.block_on(self.started.catalog.snapshot());
-        for skill in snapshot.skills() {
-            out!("  {}: {}", skill.name, shorten(&skill.description, 90));
+        let (yours, agents): (Vec<_>, Vec<_>) =
+            snapshot.skills().partition(|skill| skill.user_invocable());
+        for skill in yours {
+            let usage = match skill.argument_hint() {
+                Some(hint) => format!("/{} {}", skill.name, one_line(&hint)),
+                None => format!("/{}", skill.name),
+            };
+            let only = match skill.model_invocable() {
+                true => "",
+                false => " (yours only: the agent does not see it)",
+            };
+            out!("  {usage}: {}{only}", shorten(&skill.description, 90));
+        }
+        if !agents.is_empty() {
+            out!("the agent uses these when a task needs them:");
+            for skill in agents {
+                out!("  {}: {}", skill.name, shorten(&skill.description, 90));
+            }
         }
     }
 
     /// `/<skill> ARGS`: the skill's body rendered with ARGS, to send as the
-    /// message; `None` (and why) when there is no such skill.
+    /// message; `None` (and why) when there is no such skill, or it is not a
+    /// person's to run.
     fn activation(&mut self, command: &str) -> Option<String> {
         let (name, arguments) = command.split_once(' ').unwrap_or((command, ""));
         let snapshot = self.runtime.block_on(self.started.catalog.snapshot());
-        match show::find(&snapshot, name) {
-            Ok(skill) => {
-                match show::activation(&skill, arguments.trim(), self.started.agent.session_id()) {
-                    Ok(text) => {
-                        out!("(using {})", skill.name);
-                        Some(text)
-                    }
-                    Err(e) => {
-                        out!("{e}");
-                        None
-                    }
-                }
+        let Ok(skill) = show::find(&snapshot, name) else {
+            out!("no skill `{name}`; /skills lists them, /help shows the commands");
+            return None;
+        };
+        let session = self.started.agent.session_id().to_owned();
+        match show::invocation(&skill, arguments.trim(), &session) {
+            Ok(text) => {
+                out!("(using {})", skill.name);
+                Some(text)
             }
-            Err(_) => {
-                out!("no skill `{name}`; /skills lists them, /help shows the commands");
+            Err(failure) => {
+                out!("{}", failure.message());
                 None
             }
         }

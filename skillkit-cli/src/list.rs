@@ -104,7 +104,8 @@ pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result
     Ok(())
 }
 
-/// `skillkit to-prompt PATH...`.
+/// `skillkit to-prompt PATH...`: the block a model sees, so without the
+/// skills only people run (`disable-model-invocation: true`).
 pub fn to_prompt(paths: &[PathBuf], each: bool) -> Result<(), Failure> {
     let global = Global::default();
     let snapshot = load(&global, paths, each, false)?;
@@ -113,7 +114,12 @@ pub fn to_prompt(paths: &[PathBuf], each: bool) -> Result<(), Failure> {
     }
     out!(
         "{}",
-        skillkit::prompt::available_skills(snapshot.skills().map(|s| &**s))
+        skillkit::prompt::available_skills(
+            snapshot
+                .skills()
+                .filter(|s| s.model_invocable())
+                .map(|s| &**s)
+        )
     );
     Ok(())
 }

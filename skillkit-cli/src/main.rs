@@ -190,8 +190,15 @@ enum Command {
     Run {
         #[command(flatten)]
         agent: AgentArgs,
-        /// The task.
+        /// The task (with --skill: the skill's arguments).
+        #[arg(required_unless_present = "skill", default_value = "")]
         task: String,
+        /// Run this skill yourself, as chat's /SKILL ARGS does: its body,
+        /// rendered with TASK as its arguments, is the message (also a skill
+        /// only people run, `disable-model-invocation: true`; not one marked
+        /// `user-invocable: false`).
+        #[arg(long, value_name = "SKILL")]
+        skill: Option<String>,
         /// Print the agent's events as JSON lines on stdout instead.
         #[arg(long)]
         json: bool,
@@ -275,7 +282,12 @@ fn main() -> ExitCode {
         Command::Import { source } => github::import(&global, &source),
         Command::Remove { source } => github::remove(&global, &source),
         Command::Refresh { source } => github::refresh(&global, source.as_deref()),
-        Command::Run { agent, task, json } => run::run(&global, &agent, &task, json),
+        Command::Run {
+            agent,
+            task,
+            skill,
+            json,
+        } => run::run(&global, &agent, &task, skill.as_deref(), json),
         Command::Chat { agent, resume } => chat::run(&global, &agent, resume),
         Command::Serve {
             paths,

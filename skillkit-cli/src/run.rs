@@ -1,5 +1,7 @@
 //! `skillkit run AGENT_DIR "task"`: one task, the answer on stdout, tool
-//! calls on stderr; `--json`: the agent's events as JSON lines.
+//! calls on stderr; `--json`: the agent's events as JSON lines; `--skill
+//! NAME`: a skill run by the person, its body rendered with the task as the
+//! message.
 
 use std::io::IsTerminal;
 
@@ -9,11 +11,18 @@ use crate::agent::{self, decision, question};
 use crate::explain;
 use crate::failure::Failure;
 use crate::output::{self, err, out};
+use crate::show;
 use crate::view::{Lines, View};
 use crate::{AgentArgs, Global, sources};
 
 /// `skillkit run`.
-pub fn run(global: &Global, args: &AgentArgs, task: &str, json: bool) -> Result<(), Failure> {
+pub fn run(
+    global: &Global,
+    args: &AgentArgs,
+    task: &str,
+    skill: Option<&str>,
+    json: bool,
+) -> Result<(), Failure> {
     let runtime = sources::runtime()?;
     let started = runtime.block_on(agent::start(global, args, None))?;
     if !json {
@@ -23,9 +32,21 @@ pub fn run(global: &Global, args: &AgentArgs, task: &str, json: bool) -> Result<
             started.model
         );
     }
+    let message = match skill {
+        Some(name) => {
+            let snapshot = runtime.block_on(started.catalog.snapshot());
+            let session = started.agent.session_id().to_owned();
+            let (skill, text) = show::invoke(&snapshot, name, task, &session)?;
+            if !json {
+                err!("(using {})", skill.name);
+            }
+            text
+        }
+        None => task.to_owned(),
+    };
     let mut agent = started.agent;
     agent
-        .send_message(task)
+        .send_message(&message)
         .map_err(|e| Failure::failed(explain::agent(&e)))?;
     let mut view = View::new(Lines::Stderr);
     while let Some(event) = runtime.block_on(agent.next_event()) {

@@ -107,6 +107,34 @@ pub fn activation(
     skill.render(arguments, Some(session_id))
 }
 
+/// A person invoking skill `name` (`run --skill`, and chat's `/name ARGS`
+/// once found): the skill and its body rendered with `arguments`, to send as
+/// the message.
+pub fn invoke(
+    snapshot: &Snapshot,
+    name: &str,
+    arguments: &str,
+    session_id: &str,
+) -> Result<(Arc<Skill>, String), Failure> {
+    let skill = find(snapshot, name)?;
+    let text = invocation(&skill, arguments, session_id)?;
+    Ok((skill, text))
+}
+
+/// The message a person sends by invoking `skill` with `arguments`: its body
+/// rendered. A skill whose frontmatter says `user-invocable: false` is the
+/// agent's to use, not a person's.
+pub fn invocation(skill: &Skill, arguments: &str, session_id: &str) -> Result<String, Failure> {
+    if !skill.user_invocable() {
+        return Err(Failure::failed(format!(
+            "`{}` is for the agent to use, not to run yourself (its frontmatter says \
+             `user-invocable: false`); ask for the task and the agent uses it when it fits",
+            skill.name
+        )));
+    }
+    activation(skill, arguments, session_id).map_err(|e| Failure::failed(e.to_string()))
+}
+
 /// The files in `dir` and below it, relative and sorted, except the skill's
 /// own file and what the layout rules skip (VCS folders, build output).
 fn files_beside(dir: &Path, location: &Path) -> Vec<String> {

@@ -407,3 +407,72 @@ fn a_failed_save_warns_and_keeps_the_conversation() {
         ["one", "First.", "two", "Second.", "three", "Third."]
     );
 }
+
+/// Skills as Claude Code's documentation writes them: a deploy skill only
+/// people run, background knowledge only the agent uses, one with an
+/// argument hint.
+fn claude_code_agent(dir: &Path) {
+    write(
+        &dir.join("helper/AGENT.md"),
+        "---\nname: helper\ndescription: Ships things.\n---\nYou ship things.\n",
+    );
+    write(
+        &dir.join("helper/skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy the application to production\n\
+         disable-model-invocation: true\n---\nDeploy $ARGUMENTS to production.\n",
+    );
+    write(
+        &dir.join("helper/skills/legacy-system-context/SKILL.md"),
+        "---\nname: legacy-system-context\ndescription: How the legacy billing system works\n\
+         user-invocable: false\n---\nInvoices live in one table.\n",
+    );
+    write(
+        &dir.join("helper/skills/fix-issue/SKILL.md"),
+        "---\nname: fix-issue\ndescription: Fix a GitHub issue\nargument-hint: [issue-number]\n\
+         ---\nFix GitHub issue $ARGUMENTS.\n",
+    );
+}
+
+#[test]
+fn a_person_runs_the_skills_that_are_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    claude_code_agent(dir.path());
+    let script = r#"[{"text": "Deployed, as the skill says."}]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("> ").unwrap();
+    session.send_line("/skills").unwrap();
+    session
+        .exp_string("/helper:deploy: Deploy the application to production (yours only: the agent does not see it)")
+        .unwrap();
+    session
+        .exp_string("/helper:fix-issue [issue-number]: Fix a GitHub issue")
+        .unwrap();
+    session
+        .exp_string("the agent uses these when a task needs them:")
+        .unwrap();
+    session
+        .exp_string("helper:legacy-system-context: How the legacy billing system works")
+        .unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/legacy-system-context").unwrap();
+    session
+        .exp_string("`helper:legacy-system-context` is for the agent to use, not to run yourself")
+        .unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/deploy v2").unwrap();
+    session.exp_string("(using helper:deploy)").unwrap();
+    session.exp_string("Deployed, as the skill says.").unwrap();
+    quit(session);
+
+    // The model got the rendered body as the person's message, and never a
+    // listing with the deploy skill in it.
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("session.json")).unwrap())
+            .unwrap();
+    assert!(
+        saved["messages"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Deploy v2 to production.")
+    );
+}

@@ -138,6 +138,11 @@ fn to_prompt_prints_the_available_skills_block() {
         &kit.join("pdf/SKILL.md"),
         "---\nname: pdf\ndescription: Reads <PDF> & more.\n---\n",
     );
+    // A skill only people run is not for a model's prompt.
+    write(
+        &kit.join("deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy.\ndisable-model-invocation: true\n---\n",
+    );
     let out = skillkit(&["to-prompt", kit.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let location = std::fs::canonicalize(kit.join("pdf/SKILL.md")).unwrap();

@@ -324,3 +324,52 @@ fn chat_reads_piped_lines_and_ends_at_their_end() {
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
     assert_eq!(saved["messages"].as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn run_skill_sends_the_skill_a_person_runs() {
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("helper/skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy to production.\n\
+         disable-model-invocation: true\n---\nDeploy $ARGUMENTS to production.\n",
+    );
+    write(
+        &fixture.path("helper/skills/context/SKILL.md"),
+        "---\nname: context\ndescription: Background.\nuser-invocable: false\n---\nBackground.\n",
+    );
+    let model = fixture.script(r#"[{"text": "Deployed."}]"#);
+    let out = fixture
+        .skillkit()
+        .args([
+            "run", "helper", "--skill", "deploy", "v2", "--json", "--model", &model,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Deployed."));
+
+    // Offline, the model echoes its message: the rendered body.
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "--skill", "deploy", "v2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(text(&out.stderr).contains("(using helper:deploy)"));
+    assert_eq!(
+        text(&out.stdout),
+        "(offline) You said: Deploy v2 to production.\n"
+    );
+
+    let refused = fixture
+        .skillkit()
+        .args(["run", "helper", "--skill", "context", "--model", &model])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("`helper:context` is for the agent to use"),
+        "{}",
+        text(&refused.stderr)
+    );
+}

@@ -6,7 +6,10 @@ use crate::skill::Skill;
 
 /// The `<available_skills>` XML block listing each skill's name, description and
 /// location (the format the Agent Skills reference tooling emits), with text
-/// escaped for XML.
+/// escaped for XML. It lists what it is given: a model should be given only
+/// the skills it may invoke (those whose
+/// [`model_invocable`](crate::Skill::model_invocable) is true), as the agent
+/// and `skillkit to-prompt` do.
 ///
 /// ```
 /// let skill = skillkit::Skill::new("pdf:reader", "Reads <PDF> files & more.")

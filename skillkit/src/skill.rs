@@ -216,6 +216,84 @@ impl Skill {
         self.more.as_ref()?.required_scope.as_deref()
     }
 
+    /// Whether the model may invoke this skill: `false` when the frontmatter
+    /// says `disable-model-invocation: true` (Claude Code), for skills a
+    /// person runs on purpose (a deploy). The model never sees such a skill
+    /// (not listed, not activatable); a person still invokes it (chat
+    /// `/name`, `skillkit run --skill`, an MCP prompt).
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("ops:deploy", "Deploy.");
+    /// assert!(skill.model_invocable());
+    /// skill.extra_mut().insert("disable-model-invocation".into(), true.into());
+    /// assert!(!skill.model_invocable());
+    /// ```
+    pub fn model_invocable(&self) -> bool {
+        !self.flag("disable-model-invocation").unwrap_or(false)
+    }
+
+    /// Whether a person may invoke this skill: `false` when the frontmatter
+    /// says `user-invocable: false` (Claude Code), for background knowledge
+    /// the model uses. Such a skill is not offered as a chat command or an
+    /// MCP prompt.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("team:conventions", "Our conventions.");
+    /// assert!(skill.user_invocable());
+    /// skill.extra_mut().insert("user-invocable".into(), false.into());
+    /// assert!(!skill.user_invocable());
+    /// ```
+    pub fn user_invocable(&self) -> bool {
+        self.flag("user-invocable").unwrap_or(true)
+    }
+
+    /// `argument-hint` (Claude Code): what a person types after the skill's
+    /// name, shown where arguments are typed. A YAML list (`argument-hint:
+    /// [issue-number]`, as Claude Code's examples write it) reads as written.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("gh:fix-issue", "Fix an issue.");
+    /// skill.extra_mut().insert("argument-hint".into(), serde_json::json!(["issue-number"]));
+    /// assert_eq!(skill.argument_hint().as_deref(), Some("[issue-number]"));
+    /// ```
+    pub fn argument_hint(&self) -> Option<Cow<'_, str>> {
+        match self.extra_value("argument-hint")? {
+            serde_json::Value::String(text) => Some(Cow::Borrowed(text.as_str())),
+            serde_json::Value::Array(items) => Some(Cow::Owned(format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|item| match item {
+                        serde_json::Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            serde_json::Value::Null => None,
+            other => Some(Cow::Owned(other.to_string())),
+        }
+    }
+
+    /// The value of frontmatter key `key` kept in `extra`, without building
+    /// the map.
+    fn extra_value(&self, key: &str) -> Option<&serde_json::Value> {
+        self.more.as_ref()?.maps.as_ref()?.lookup(EXTRA, key)
+    }
+
+    /// A yes/no frontmatter key: a YAML boolean, or the text `true`/`false`.
+    fn flag(&self, key: &str) -> Option<bool> {
+        match self.extra_value(key)? {
+            serde_json::Value::Bool(value) => Some(*value),
+            serde_json::Value::String(text) => match text.trim() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Every other frontmatter key (`argument-hint`, `user-invocable`, …);
     /// empty when there is none. Built when first asked for, like
     /// [`metadata`](Skill::metadata).

@@ -567,3 +567,66 @@ async fn the_server_builds_its_tools_once_per_change_of_the_catalog() {
     }
     assert_eq!(asked.load(Ordering::SeqCst), 4);
 }
+
+#[tokio::test]
+async fn prompts_are_for_people_and_tools_for_the_model() {
+    use rmcp::model::GetPromptRequestParams;
+    let memory = Memory::new();
+    let mut deploy = Skill::new("ops:deploy", "Deploy.").with_body("Deploy $ARGUMENTS.");
+    deploy
+        .extra_mut()
+        .insert("disable-model-invocation".into(), true.into());
+    let mut context = Skill::new("ops:legacy", "The legacy system.").with_body("Invoices.");
+    context
+        .extra_mut()
+        .insert("user-invocable".into(), false.into());
+    let mut fix = Skill::new("ops:fix-issue", "Fix an issue.").with_body("Fix $ARGUMENTS.");
+    fix.extra_mut()
+        .insert("argument-hint".into(), json!(["issue-number"]));
+    memory.put(deploy);
+    memory.put(context);
+    memory.put(fix);
+    let client = connect(
+        McpServer::new(Catalog::builder().provider(memory).build()),
+        (),
+    )
+    .await;
+
+    // Prompts: what a person may run, with the argument hint.
+    let prompts = client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["ops:deploy", "ops:fix-issue"]);
+    let hint = prompts[1].arguments.as_ref().unwrap()[0]
+        .description
+        .clone();
+    assert!(hint.unwrap().contains("[issue-number]"));
+    let deployed = client
+        .get_prompt({
+            let mut request = GetPromptRequestParams::new("ops:deploy");
+            request.arguments = json!({"arguments": "v2"}).as_object().cloned();
+            request
+        })
+        .await
+        .unwrap();
+    assert!(format!("{:?}", deployed.messages).contains("Deploy v2."));
+    assert!(
+        client
+            .get_prompt(GetPromptRequestParams::new("ops:legacy"))
+            .await
+            .is_err()
+    );
+
+    // Tools: what the model may use; the deploy skill is not among them.
+    let listed = text(&call(&client, "list_skills", json!({})).await).to_owned();
+    assert!(!listed.contains("ops:deploy"), "{listed}");
+    assert!(listed.contains("ops:legacy"), "{listed}");
+    let refused = call(&client, "activate_skill", json!({"name": "ops:deploy"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text(&refused).contains("run by people only"),
+        "{}",
+        text(&refused)
+    );
+    let used = call(&client, "activate_skill", json!({"name": "ops:legacy"})).await;
+    assert!(text(&used).contains("Invoices."));
+}

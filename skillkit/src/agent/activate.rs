@@ -3,7 +3,7 @@
 //! (the rendered body inside `<skill_content>`, with the skill's folder and
 //! the files beside it).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -23,6 +23,9 @@ const MAX_LISTED_FILES: usize = 100;
 /// when a call names another.
 pub(crate) struct Activatable {
     skills: HashMap<String, Arc<Skill>>,
+    /// Skills a person runs but the model may not
+    /// (`disable-model-invocation: true`), refused by name.
+    people_only: HashSet<String>,
     /// Said after "there is no skill `x`; " when a call names another.
     hint: Hint,
 }
@@ -37,12 +40,17 @@ pub(crate) enum Hint {
 
 impl Activatable {
     /// `skills`, answered with `hint` on a miss.
-    pub(crate) fn new(skills: impl IntoIterator<Item = Arc<Skill>>, hint: Hint) -> Activatable {
+    pub(crate) fn new(
+        skills: impl IntoIterator<Item = Arc<Skill>>,
+        people_only: HashSet<String>,
+        hint: Hint,
+    ) -> Activatable {
         Activatable {
             skills: skills
                 .into_iter()
                 .map(|skill| (skill.name.to_string(), skill))
                 .collect(),
+            people_only,
             hint,
         }
     }
@@ -57,6 +65,13 @@ impl Activatable {
         let name = input.get("name").and_then(Value::as_str).unwrap_or("");
         let arguments = input.get("arguments").and_then(Value::as_str).unwrap_or("");
         let Some(skill) = self.skills.get(name) else {
+            if self.people_only.contains(name) {
+                return Err(format!(
+                    "`{name}` is run by people only (its frontmatter says \
+                     `disable-model-invocation: true`), so it cannot be activated here; go on \
+                     without it, or tell the user they can run it themselves"
+                ));
+            }
             return Err(match &self.hint {
                 Hint::ListNames => {
                     let mut known: Vec<&str> = self.skills.keys().map(String::as_str).collect();

@@ -9,7 +9,7 @@
 //! one and hands it out again while the snapshot holds the same skills and
 //! sub-agents.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
@@ -121,9 +121,15 @@ impl ToolSet {
                 .chain([ACTIVATE_SKILL])
                 .collect(),
         };
+        let mut people_only = HashSet::new();
         for entry in snapshot.entries() {
             let name = entry.skill.name.as_ref();
             if !allowed(name, Some(entry.kit.name.as_ref())) {
+                continue;
+            }
+            // The model never sees a skill only people may run.
+            if !entry.skill.model_invocable() {
+                people_only.insert(name.to_owned());
                 continue;
             }
             match entry.tool {
@@ -158,7 +164,10 @@ impl ToolSet {
                     add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
                 }
                 let system = system_prompt(definition, &knowledge);
-                (Activatable::new(knowledge, Hint::ListNames), system)
+                (
+                    Activatable::new(knowledge, people_only, Hint::ListNames),
+                    system,
+                )
             }
             Scope::Server { own, hint } => {
                 for def in *own {
@@ -166,7 +175,10 @@ impl ToolSet {
                 }
                 let def = activate::definition(None);
                 add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
-                (Activatable::new(knowledge, Hint::Text(hint)), String::new())
+                (
+                    Activatable::new(knowledge, people_only, Hint::Text(hint)),
+                    String::new(),
+                )
             }
         };
         definitions.sort_by(|a, b| a.0.cmp(&b.0));

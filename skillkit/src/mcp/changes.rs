@@ -48,7 +48,9 @@ impl Lists {
             DefaultHasher::new(),
         );
         for skill in snapshot.skills() {
-            (&skill.name, &skill.description).hash(&mut prompts);
+            if skill.user_invocable() {
+                (&skill.name, &skill.description, skill.argument_hint()).hash(&mut prompts);
+            }
             (&skill.name, &skill.description, &skill.location).hash(&mut resources);
         }
         for (definition, full) in tools.definitions.iter().zip(tools.full_names.iter()) {

@@ -1,6 +1,8 @@
-//! The server's prompts: one per skill, named by the skill's full name, with
-//! one optional `arguments` argument, so clients offer skills as slash
-//! commands; `prompts/get` returns the body rendered with the arguments.
+//! The server's prompts: one per skill a person may invoke (not those whose
+//! frontmatter says `user-invocable: false`), named by the skill's full name,
+//! with one optional `arguments` argument described by the skill's
+//! `argument-hint`, so clients offer skills as slash commands; `prompts/get`
+//! returns the body rendered with the arguments.
 
 use std::sync::Arc;
 
@@ -18,8 +20,12 @@ const ARGUMENTS: &str = "arguments";
 
 /// The prompt of `skill`.
 fn prompt(skill: &Skill) -> Prompt {
+    let description = match skill.argument_hint() {
+        Some(hint) => format!("Arguments for the skill, as text: {hint}"),
+        None => "Arguments for the skill, as text (quotes group words).".to_owned(),
+    };
     let argument = PromptArgument::new(ARGUMENTS)
-        .with_description("Arguments for the skill, as text (quotes group words).")
+        .with_description(description)
         .with_required(false);
     Prompt::new(
         skill.name.to_string(),
@@ -30,7 +36,7 @@ fn prompt(skill: &Skill) -> Prompt {
 
 /// Every prompt of `snapshot`, sorted by name.
 pub(super) fn list(snapshot: &Snapshot) -> Vec<Prompt> {
-    let mut skills: Vec<&Arc<Skill>> = snapshot.skills().collect();
+    let mut skills: Vec<&Arc<Skill>> = snapshot.skills().filter(|s| s.user_invocable()).collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));
     skills.into_iter().map(|s| prompt(s)).collect()
 }
@@ -41,12 +47,17 @@ pub(super) fn get(
     request: &GetPromptRequestParams,
 ) -> Result<GetPromptResult, ErrorData> {
     let name = &request.name;
-    let skill = snapshot.skill(name).ok_or_else(|| {
-        ErrorData::invalid_params(
-            format!("there is no prompt `{name}`; prompts/list gives the prompts, one per skill"),
-            None,
-        )
-    })?;
+    let skill = snapshot
+        .skill(name)
+        .filter(|s| s.user_invocable())
+        .ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!(
+                    "there is no prompt `{name}`; prompts/list gives the prompts, one per skill"
+                ),
+                None,
+            )
+        })?;
     let mut arguments = String::new();
     for (key, value) in request.arguments.iter().flatten() {
         match (key.as_str(), value) {

@@ -152,10 +152,11 @@ impl Host for Server<'_> {
 }
 
 /// Every skill's name and description (and tool name, when executable), as
-/// a JSON array.
+/// a JSON array; not those only people run (`disable-model-invocation`).
 fn list_skills(snapshot: &Snapshot, tools: &ToolSet) -> String {
     let skills: Vec<Value> = snapshot
         .skills()
+        .filter(|skill| skill.model_invocable())
         .map(|skill| {
             let mut item = json!({"name": skill.name, "description": skill.description});
             if let Some(wire) = tools.executable_wire(&skill.name) {

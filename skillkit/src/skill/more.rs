@@ -87,6 +87,19 @@ impl Maps {
         })
     }
 
+    /// The value of `key` in map `index`, without building the maps (a
+    /// catalog-wide check of one key, such as the agent's of
+    /// `disable-model-invocation`, leaves them unbuilt).
+    pub(crate) fn lookup(&self, index: usize, key: &str) -> Option<&Value> {
+        match self.built.get() {
+            Some(maps) => maps[index].get(key),
+            None => self.entries[index]
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, value)| value),
+        }
+    }
+
     /// Both maps, to edit.
     pub(crate) fn get_mut(&mut self) -> &mut [Metadata; 2] {
         self.get();
@@ -128,6 +141,23 @@ mod tests {
         assert_eq!(maps.get()[METADATA], metadata);
         assert_eq!(maps.get()[EXTRA], extra);
         assert!(Maps::new(Metadata::new(), Metadata::new()).is_none());
+    }
+
+    #[test]
+    fn one_key_is_looked_up_without_building_the_maps() {
+        let extra = map(&[("user-invocable", false.into())]);
+        let mut maps = Maps::new(Metadata::new(), extra).expect("not empty");
+        assert_eq!(
+            maps.lookup(EXTRA, "user-invocable"),
+            Some(&Value::Bool(false))
+        );
+        assert_eq!(maps.lookup(EXTRA, "argument-hint"), None);
+        assert!(maps.built.get().is_none());
+        maps.get_mut()[EXTRA].insert("argument-hint".into(), "<n>".into());
+        assert_eq!(
+            maps.lookup(EXTRA, "argument-hint"),
+            Some(&Value::from("<n>"))
+        );
     }
 
     #[test]
