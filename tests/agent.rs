@@ -371,7 +371,7 @@ async fn max_agent_depth_turns_deeper_delegation_into_an_error_result() {
     assert_eq!(answer.unwrap(), "I will do it myself.");
     let error = support::error_result(&events);
     assert!(
-        error.contains("cannot delegate to `team:writer`") && error.contains("max_agent_depth"),
+        error.contains("cannot run sub-agent `team:writer`") && error.contains("max_agent_depth"),
         "{error}"
     );
     let requests = script.requests();
@@ -721,4 +721,100 @@ async fn a_skill_only_people_run_is_never_shown_to_the_model() {
     );
     assert!(!results[1].is_error, "{results:?}");
     assert!(results[1].content.contains("keeps invoices in one table"));
+}
+
+/// A skill of kit `dev` that runs in a fork (`context: fork`), with
+/// the sub-agent it runs as (`agent:`) when given.
+fn forked(name: &str, body: &'static str, agent: Option<&str>) -> Skill {
+    let mut skill = Skill::new(format!("dev:{name}"), format!("The {name} skill.")).with_body(body);
+    skill.extra_mut().insert("context".into(), "fork".into());
+    if let Some(agent) = agent {
+        skill.extra_mut().insert("agent".into(), agent.into());
+    }
+    skill
+}
+
+#[tokio::test]
+async fn a_forked_skill_runs_in_a_sub_agent_of_its_own() {
+    let memory = Memory::new();
+    memory.put_kit(
+        Kit::new("dev")
+            .with_sub_agent(
+                AgentDefinition::new("dev:critic", "Critiques.")
+                    .with_system_prompt("You critique."),
+            )
+            .with_skill(
+                forked("research", "Research $ARGUMENTS thoroughly.", None)
+                    .with_model("fast://small"),
+            )
+            .with_skill(forked("review", "Review $ARGUMENTS.", Some("critic")))
+            .with_skill(forked("broken", "Anything.", None).with_model("nope://x"))
+            .with_skill(forked("lost", "Anything.", Some("ghost"))),
+    );
+    let script = Scripted::new()
+        .tool_call(
+            "c1",
+            "activate_skill",
+            json!({"name": "dev:research", "arguments": "rust"}),
+        )
+        .tool_call(
+            "c2",
+            "activate_skill",
+            json!({"name": "dev:review", "arguments": "the draft"}),
+        )
+        .text("Looks good.") // the critic, on the parent's model
+        .tool_call(
+            "c3",
+            "activate_skill",
+            json!({"name": "dev:broken", "arguments": ""}),
+        )
+        .tool_call(
+            "c4",
+            "activate_skill",
+            json!({"name": "dev:lost", "arguments": ""}),
+        )
+        .text("Done.");
+    let fast = Scripted::new().text("Rust facts.");
+    let options = skillkit::agent::AgentOptions::new(catalog(&memory))
+        .registry(
+            Registry::empty()
+                .with("scripted", script.clone())
+                .with("fast", fast.clone()),
+        )
+        .model("scripted://m");
+    let mut agent = start_agent(lead(), options).unwrap();
+    let (answer, events) = ask(&mut agent, "Ship it").await;
+    assert_eq!(answer.unwrap(), "Done.");
+
+    // The fork's own request: its rendered body as the task, on its model,
+    // without the conversation's history.
+    let forked = &fast.requests()[0];
+    assert_eq!(users_in(forked), ["Research rust thoroughly."]);
+    let results: Vec<_> = outcomes(&events)
+        .into_iter()
+        .filter(|o| o.agent.is_root())
+        .collect();
+    assert_eq!(results[0].content, "Rust facts.");
+    assert!(!results[0].is_error);
+    // A fork as a named agent of the kit: its instructions, the parent's model.
+    let critic = &script.requests()[2];
+    assert!(
+        system(critic).starts_with("You critique."),
+        "{}",
+        system(critic)
+    );
+    assert_eq!(users_in(critic), ["Review the draft."]);
+    assert_eq!(results[1].content, "Looks good.");
+    // An unknown model or agent is an error result saying so.
+    assert!(
+        results[2].is_error && results[2].content.contains("its `model:`"),
+        "{results:?}"
+    );
+    assert!(
+        results[3].is_error
+            && results[3]
+                .content
+                .contains("which no kit of the catalog has"),
+        "{results:?}"
+    );
 }

@@ -275,6 +275,35 @@ impl Skill {
         }
     }
 
+    /// Whether activating this skill runs it in a sub-agent of its own
+    /// (`context: fork`, Claude Code): the rendered body is that agent's task,
+    /// without the conversation's history, and its answer is the result.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("dev:research", "Research a topic.");
+    /// assert!(!skill.forks());
+    /// skill.extra_mut().insert("context".into(), "fork".into());
+    /// assert!(skill.forks());
+    /// ```
+    pub fn forks(&self) -> bool {
+        matches!(self.extra_value("context"), Some(serde_json::Value::String(c)) if c.trim() == "fork")
+    }
+
+    /// The agent a forked skill runs as (`agent:`, Claude Code): an agent of
+    /// the catalog, by its full name or its name within the skill's kit.
+    ///
+    /// ```
+    /// let mut skill = skillkit::Skill::new("dev:research", "Research a topic.");
+    /// skill.extra_mut().insert("agent".into(), "explorer".into());
+    /// assert_eq!(skill.fork_agent(), Some("explorer"));
+    /// ```
+    pub fn fork_agent(&self) -> Option<&str> {
+        match self.extra_value("agent")? {
+            serde_json::Value::String(name) if !name.trim().is_empty() => Some(name.trim()),
+            _ => None,
+        }
+    }
+
     /// The value of frontmatter key `key` kept in `extra`, without building
     /// the map.
     fn extra_value(&self, key: &str) -> Option<&serde_json::Value> {

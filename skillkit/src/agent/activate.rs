@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::llm::ToolDefinition;
-use crate::skill::{BodyError, Skill};
+use crate::skill::Skill;
 
 /// The name of the tool that activates knowledge skills.
 pub const ACTIVATE_SKILL: &str = "activate_skill";
@@ -55,13 +55,14 @@ impl Activatable {
         }
     }
 
-    /// The result of `activate_skill {name, arguments}` (an input that fits
-    /// [`definition`]'s schema).
-    pub(crate) fn activate(
+    /// The skill `activate_skill {name, arguments}` names (an input that
+    /// fits [`definition`]'s schema) and its body rendered with the
+    /// arguments; `Err` with what to do when there is no such skill.
+    pub(crate) fn render(
         &self,
         input: &Value,
         session_id: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<(&Arc<Skill>, String), String> {
         let name = input.get("name").and_then(Value::as_str).unwrap_or("");
         let arguments = input.get("arguments").and_then(Value::as_str).unwrap_or("");
         let Some(skill) = self.skills.get(name) else {
@@ -84,7 +85,10 @@ impl Activatable {
                 Hint::Text(text) => format!("there is no skill `{name}`; {text}"),
             });
         };
-        skill_content(skill, arguments, session_id).map_err(|e| e.to_string())
+        let body = skill
+            .render(arguments, session_id.filter(|s| !s.is_empty()))
+            .map_err(|e| e.to_string())?;
+        Ok((skill, body))
     }
 }
 
@@ -111,16 +115,10 @@ pub(crate) fn definition(names: Option<Vec<&str>>) -> ToolDefinition {
     )
 }
 
-/// The rendered body of `skill` as `activate_skill` returns it: inside
-/// `<skill_content name="…">`, with the skill's directory and the names of
-/// the files beside its `SKILL.md` (read later, if at all). The body is read
-/// now when it lives in its file.
-pub(crate) fn skill_content(
-    skill: &Skill,
-    arguments: &str,
-    session_id: Option<&str>,
-) -> Result<String, BodyError> {
-    let body = skill.render(arguments, session_id.filter(|s| !s.is_empty()))?;
+/// What `activate_skill` returns for `skill` whose body rendered is `body`:
+/// the body inside `<skill_content name="…">`, with the skill's directory and
+/// the names of the files beside its `SKILL.md` (read later, if at all).
+pub(crate) fn skill_content(skill: &Skill, body: &str) -> String {
     let mut out = format!("<skill_content name=\"{}\">\n", skill.name);
     out.push_str(body.trim_end());
     out.push('\n');
@@ -139,7 +137,7 @@ pub(crate) fn skill_content(
         }
     }
     out.push_str("</skill_content>");
-    Ok(out)
+    out
 }
 
 /// The files under `dir` other than `SKILL.md`, relative, sorted; hidden

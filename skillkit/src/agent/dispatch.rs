@@ -12,12 +12,14 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::agent::activate;
 use crate::agent::run::AgentRun;
 use crate::agent::toolset::{Found, Target, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentPath, Approval, Decision, EventKind, InputKind, InputRequest, ToolRequest,
 };
 use crate::llm::{ToolCall, ToolResult};
+use crate::skill::Skill;
 use crate::tool::{self, ToolContext, ToolExecution, ToolOutcome};
 
 /// Whoever a tool call is run for: the agent whose model made it, or the MCP
@@ -47,6 +49,14 @@ pub(crate) trait Host: Sync {
         definition: &Arc<AgentDefinition>,
         input: &Value,
     ) -> impl Future<Output = Result<String, String>>;
+    /// Runs skill `skill` (`context: fork`) in a sub-agent of its own on
+    /// `body`, its body rendered, to that agent's answer; `None` when this
+    /// host runs no sub-agents (the skill is then activated in place).
+    fn fork(
+        &self,
+        skill: &Arc<Skill>,
+        body: &str,
+    ) -> impl Future<Output = Option<Result<String, String>>>;
     /// Runs tool `name`, one of the host's own ([`Target::Own`]).
     fn run_own(&self, name: &str, input: &Value) -> impl Future<Output = Result<String, String>>;
 }
@@ -87,7 +97,13 @@ pub(crate) async fn run(
     }
     let (skill, tool, kit_metadata) = match found.target {
         Target::Activate => {
-            return tools.activatable.activate(&call.input, host.session_id());
+            let (skill, body) = tools.activatable.render(&call.input, host.session_id())?;
+            if skill.forks()
+                && let Some(answer) = host.fork(skill, &body).await
+            {
+                return answer;
+            }
+            return Ok(activate::skill_content(skill, &body));
         }
         Target::Agent(definition) => return host.delegate(definition, &call.input).await,
         Target::Own => return host.run_own(found.full, &call.input).await,
@@ -235,6 +251,10 @@ impl Host for AgentRun {
         input: &Value,
     ) -> Result<String, String> {
         AgentRun::delegate(self, definition, input).await
+    }
+
+    async fn fork(&self, skill: &Arc<Skill>, body: &str) -> Option<Result<String, String>> {
+        Some(AgentRun::fork(self, skill, body).await)
     }
 
     async fn run_own(&self, name: &str, _: &Value) -> Result<String, String> {

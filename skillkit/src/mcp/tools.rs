@@ -143,6 +143,13 @@ impl Host for Server<'_> {
         ))
     }
 
+    /// The server has no model to run a forked skill (`context: fork`) on:
+    /// it is activated in place, and the client's host decides how to run it
+    /// (its frontmatter is in `SKILL.md`).
+    async fn fork(&self, _: &Arc<Skill>, _: &str) -> Option<Result<String, String>> {
+        None
+    }
+
     async fn run_own(&self, name: &str, input: &Value) -> Result<String, String> {
         match name {
             LIST_SKILLS => Ok(list_skills(self.snapshot, self.tools)),
