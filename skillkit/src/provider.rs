@@ -18,9 +18,23 @@ use crate::tool::Tool;
 /// [`Panicked`](ProviderError::Panicked).
 ///
 /// ```
-/// let err = skillkit::ProviderError::other("database unreachable");
+/// use skillkit::ProviderError;
+///
+/// /// What a person can do about a provider the catalog skipped.
+/// fn advice(error: &ProviderError) -> &'static str {
+///     match error {
+///         ProviderError::Io { .. } => "check the folder",
+///         ProviderError::TimedOut { .. } => "give it more time",
+///         ProviderError::Panicked { .. } => "report a bug to its authors",
+///         _ => "read the message",
+///     }
+/// }
+///
+/// let err = ProviderError::other("database unreachable");
 /// assert_eq!(err.to_string(), "database unreachable");
-/// assert!(matches!(err, skillkit::ProviderError::Other(_)));
+/// assert_eq!(advice(&err), "read the message");
+/// let late = ProviderError::TimedOut { after: std::time::Duration::from_secs(10) };
+/// assert_eq!(advice(&late), "give it more time");
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
