@@ -50,14 +50,30 @@ async fn failing_and_panicking_providers_are_skipped_for_the_query() {
     let skills = catalog.list_skills().await;
     assert_eq!(skills.len(), 1);
     assert_eq!(skills[0].name, "greet:hello");
-    let messages: Vec<String> = catalog
-        .diagnostics()
-        .iter()
-        .map(|d| d.message.clone())
-        .collect();
-    assert_eq!(messages.len(), 2, "{messages:?}");
-    assert!(messages[0].contains("`Failing`") && messages[0].contains("database unreachable"));
-    assert!(messages[1].contains("`Panicking`") && messages[1].contains("provider bug"));
+    let failures = catalog.failures();
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert_eq!(failures[0].provider, "Failing");
+    assert!(
+        matches!(&*failures[0].error, ProviderError::Other(e) if e.to_string() == "database unreachable"),
+        "{:?}",
+        failures[0].error
+    );
+    assert_eq!(
+        failures[0].to_string(),
+        "provider `Failing` was skipped for this query: database unreachable"
+    );
+    assert_eq!(failures[1].provider, "Panicking");
+    assert!(
+        matches!(&*failures[1].error, ProviderError::Panicked { message } if message == "provider bug"),
+        "{:?}",
+        failures[1].error
+    );
+    // A provider failure is not a diagnostic of a file.
+    assert!(
+        catalog.diagnostics().is_empty(),
+        "{:?}",
+        catalog.diagnostics()
+    );
     // The catalog keeps serving.
     assert!(catalog.get_skill("greet:hello").await.is_some());
 }
@@ -69,15 +85,95 @@ async fn a_hanging_provider_is_skipped_after_the_timeout() {
         .provider(greeting())
         .timeout(Duration::from_millis(200))
         .build();
-    assert_eq!(catalog.list_skills().await.len(), 1);
-    let diagnostics = catalog.diagnostics();
-    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let snapshot = catalog.snapshot().await;
+    assert_eq!(snapshot.skills().count(), 1);
+    let failures = snapshot.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].provider, "Hanging");
     assert!(
-        diagnostics[0].message.contains("`Hanging`")
-            && diagnostics[0]
-                .message
-                .contains("did not answer within 200ms")
+        matches!(*failures[0].error, ProviderError::TimedOut { after } if after == Duration::from_millis(200)),
+        "{:?}",
+        failures[0].error
     );
+    assert!(
+        failures[0]
+            .to_string()
+            .contains("did not answer within 200ms"),
+        "{}",
+        failures[0]
+    );
+    assert!(snapshot.diagnostics().is_empty(), "{snapshot:?}");
+    assert_eq!(catalog.failures().len(), 1);
+}
+
+/// A `Local` on a folder that does not exist: a typed I/O failure naming the
+/// provider and the folder, not a diagnostic; the other kits load, and the
+/// failure is gone from the query after the folder appears.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_folder_is_a_provider_failure_not_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let catalog = Catalog::builder()
+        .provider(Local::new(&missing))
+        .provider(greeting())
+        .build();
+    let snapshot = catalog.snapshot().await;
+    assert_eq!(snapshot.skills().count(), 1);
+    assert!(
+        snapshot.diagnostics().is_empty(),
+        "{:?}",
+        snapshot.diagnostics()
+    );
+    let failures = snapshot.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].provider, format!("local:{}", missing.display()));
+    match &*failures[0].error {
+        ProviderError::Io { path, source } => {
+            assert_eq!(path, &missing);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("not an I/O failure: {other:?}"),
+    }
+    assert!(
+        failures[0].to_string().contains("check that it exists"),
+        "{}",
+        failures[0]
+    );
+
+    write(
+        missing.join("skills/read/SKILL.md"),
+        skill_md("read", "Read.", ""),
+    );
+    let snapshot = catalog.snapshot().await;
+    assert_eq!(snapshot.skills().count(), 2);
+    assert!(snapshot.failures().is_empty(), "{:?}", snapshot.failures());
+    assert!(catalog.failures().is_empty());
+}
+
+/// A failure is logged when it is new, not again on every query while it
+/// lasts, and again once it came back after a query without it.
+#[tokio::test]
+async fn a_failure_is_logged_once_while_it_lasts() {
+    let logs = skillkit_tests::Logs::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let catalog = Catalog::builder().provider(Local::new(&missing)).build();
+    let said = || logs.text().matches("was skipped for this query").count();
+    catalog.list_kits().await;
+    catalog.list_kits().await;
+    assert_eq!(said(), 1, "{}", logs.text());
+    assert!(logs.text().contains("WARN"), "{}", logs.text());
+    std::fs::create_dir_all(&missing).unwrap();
+    catalog.list_kits().await;
+    std::fs::remove_dir(&missing).unwrap();
+    catalog.list_kits().await;
+    assert_eq!(said(), 2, "{}", logs.text());
 }
 
 /// The legacy `load_kits` answers from `list_kits`, the one method a

@@ -394,3 +394,35 @@ async fn a_cancelled_import_stops_the_download_and_leaves_no_entry() {
     let done = github.import("obra/superpowers").await.unwrap();
     assert_eq!(done.skills.len(), 14);
 }
+
+/// A server answering 500 fails the refresh (a `GitHubError` for its
+/// caller) and never a catalog query: the catalog reads the cache only, so
+/// the built-in kit and the earlier import are served with no
+/// `ProviderFailure` and no diagnostic.
+#[tokio::test]
+async fn a_failing_server_fails_the_refresh_not_the_catalog() {
+    let server = Server::start().await;
+    server.publish("obra/superpowers", "HEAD", &sha(1), superpowers(&sha(1)));
+    let root = tempfile::tempdir().unwrap();
+    let github = provider(&server, &root.path().join("cache"), Limits::default());
+    github.import("obra/superpowers").await.unwrap();
+    let catalog = skillkit::Catalog::builder()
+        .provider(github.clone())
+        .build();
+
+    server.fail(Endpoint::Commits, Fault::ServerError);
+    let err = github.refresh("obra/superpowers").await.unwrap_err();
+    assert!(
+        matches!(err, GitHubError::Server { status: 500, .. }),
+        "{err:?}"
+    );
+    let snapshot = catalog.snapshot().await;
+    assert!(snapshot.failures().is_empty(), "{:?}", snapshot.failures());
+    assert!(
+        snapshot.diagnostics().is_empty(),
+        "{:?}",
+        snapshot.diagnostics()
+    );
+    let kits: Vec<&str> = snapshot.kits().iter().map(|k| k.name.as_ref()).collect();
+    assert_eq!(kits, ["github", "obra/superpowers"]);
+}

@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use skillkit::{Catalog, KitProvider, Local, Memory, Skill, Sql};
+use skillkit::{Catalog, KitProvider, Local, Memory, ProviderError, Skill, Sql};
 use skillkit_tests::{skill_md, write};
 
 /// A fresh database file's URL, and the directory that keeps it.
@@ -193,7 +193,25 @@ async fn a_database_that_cannot_be_opened_fails_the_query_and_recovers() {
         .map(|s| s.name)
         .collect();
     assert_eq!(names, ["mem:hello"]);
-    assert!(catalog.diagnostics()[0].message.contains("was skipped"));
+    // A provider failure, typed, naming the provider: not a file diagnostic.
+    let failures = catalog.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].provider, sql.name());
+    assert!(
+        matches!(&*failures[0].error, ProviderError::Sql(_)),
+        "{:?}",
+        failures[0].error
+    );
+    assert!(
+        failures[0].to_string().contains("skills.db"),
+        "{}",
+        failures[0]
+    );
+    assert!(
+        catalog.diagnostics().is_empty(),
+        "{:?}",
+        catalog.diagnostics()
+    );
 
     std::fs::create_dir_all(&missing).unwrap();
     Sql::open(&url)
@@ -202,11 +220,7 @@ async fn a_database_that_cannot_be_opened_fails_the_query_and_recovers() {
         .await
         .unwrap();
     assert!(catalog.get_skill("files:read").await.is_some());
-    assert!(
-        catalog.diagnostics().is_empty(),
-        "{:?}",
-        catalog.diagnostics()
-    );
+    assert!(catalog.failures().is_empty(), "{:?}", catalog.failures());
 }
 
 /// A write that cannot finish in time (another program holds the write

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use postgres_server::Cluster;
 use skillkit::providers::sql::SqlError;
-use skillkit::{Catalog, KitProvider, Memory, Skill, Sql};
+use skillkit::{Catalog, KitProvider, Memory, ProviderError, Skill, Sql};
 
 /// The server the tests run on: `DATABASE_URL`'s, else the shared
 /// throwaway one.
@@ -202,7 +202,19 @@ async fn an_unreachable_server_fails_the_query_and_the_catalog_serves_the_others
     assert!(error.contains("postgres://127.0.0.1:1/skills"), "{error}");
     assert!(!error.contains("skillkit@"), "credentials in {error}");
     assert_eq!(catalog.list_skills().await.len(), 1);
-    assert!(catalog.diagnostics()[0].message.contains("was skipped"));
+    let failures = catalog.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].provider, sql.name());
+    assert!(
+        matches!(&*failures[0].error, ProviderError::Sql(e) if matches!(**e, SqlError::Unreachable { .. })),
+        "{:?}",
+        failures[0].error
+    );
+    assert!(
+        catalog.diagnostics().is_empty(),
+        "{:?}",
+        catalog.diagnostics()
+    );
 }
 
 /// A wrong password is said to be one, naming the user, at once: one
@@ -322,7 +334,18 @@ async fn the_provider_recovers_when_the_server_comes_back() {
         .map(|s| s.name)
         .collect();
     assert_eq!(names, ["mem:hello"]);
-    assert!(catalog.diagnostics()[0].message.contains("was skipped"));
+    let failures = catalog.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        matches!(&*failures[0].error, ProviderError::Sql(_)),
+        "{:?}",
+        failures[0].error
+    );
+    assert!(
+        catalog.diagnostics().is_empty(),
+        "{:?}",
+        catalog.diagnostics()
+    );
 
     cluster.up().unwrap();
     assert!(catalog.get_skill("files:read").await.is_some());
@@ -346,7 +369,7 @@ async fn the_provider_recovers_when_the_server_comes_back() {
         assert!(
             catalog.get_skill(&format!("files:{name}")).await.is_some(),
             "the first query after restart {round}: {:?}",
-            catalog.diagnostics()
+            catalog.failures()
         );
     }
 }

@@ -66,13 +66,19 @@ pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result
             .iter()
             .map(ToString::to_string)
             .collect();
-        let mut out = json!({"kits": kits, "diagnostics": diagnostics});
+        let failures: Vec<_> = snapshot
+            .failures()
+            .iter()
+            .map(|f| json!({"provider": f.provider, "error": f.error.to_string()}))
+            .collect();
+        let mut out = json!({"kits": kits, "diagnostics": diagnostics, "failures": failures});
         if !searched.is_empty() {
             let searched: Vec<String> = searched.iter().map(|p| p.display().to_string()).collect();
             out["searched"] = json!(searched);
         }
         out!("{}", crate::output::json(&out, true).unwrap_or_default());
     } else {
+        warn_failures(&snapshot);
         for kit in snapshot.kits() {
             out!(
                 "kit {} ({} skills, {} agents)",
@@ -109,6 +115,7 @@ pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result
 pub fn to_prompt(paths: &[PathBuf], each: bool) -> Result<(), Failure> {
     let global = Global::default();
     let snapshot = load(&global, paths, each, false)?;
+    warn_failures(&snapshot);
     for diagnostic in snapshot.diagnostics() {
         err!("{diagnostic}");
     }
@@ -122,6 +129,14 @@ pub fn to_prompt(paths: &[PathBuf], each: bool) -> Result<(), Failure> {
         )
     );
     Ok(())
+}
+
+/// Says on stderr, one line each, which providers the query skipped and
+/// why (their kits are missing from what follows).
+pub fn warn_failures(snapshot: &Snapshot) {
+    for failure in snapshot.failures() {
+        err!("warning: {failure}");
+    }
 }
 
 /// `text` on one line (whitespace runs become one space).

@@ -70,6 +70,7 @@ pub fn find(snapshot: &Snapshot, name: &str) -> Result<Arc<Skill>, Failure> {
     match matches.as_slice() {
         [one] => Ok(Arc::clone(one)),
         [] => {
+            crate::list::warn_failures(snapshot);
             for diagnostic in snapshot.diagnostics() {
                 err!("{diagnostic}");
             }

@@ -245,3 +245,97 @@ fn an_unreadable_folder_is_said() {
     assert!(validate.stderr.contains(&warning), "{}", validate.stderr);
     std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// A kit folder the command cannot read is a provider that failed, not a
+/// file diagnostic: `list` and `to-prompt` say on stderr which provider was
+/// skipped and why, `list --json` puts it in `failures` (not in
+/// `diagnostics`), and the other kit is still listed.
+#[test]
+fn an_unreadable_kit_folder_is_a_skipped_provider() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let Some(prefix) = unprivileged() else {
+        panic!(
+            "running as root without `setpriv`, so no process can be denied a folder: \
+             install util-linux (`apt-get install util-linux`)"
+        );
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let open = dir.path().join("open");
+    write(&open.join("skills/good/SKILL.md"), &skill("good"));
+    let closed = dir.path().join("closed");
+    write(&closed.join("skills/hidden/SKILL.md"), &skill("hidden"));
+    for folder in [
+        dir.path(),
+        &open,
+        &open.join("skills"),
+        &open.join("skills/good"),
+    ] {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(
+        open.join("skills/good/SKILL.md"),
+        PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let command = |args: &[&str]| {
+        let binary = PathBuf::from(env!("CARGO_BIN_EXE_skillkit"));
+        let mut words: Vec<String> = prefix.clone();
+        words.push(binary.display().to_string());
+        let mut command = Command::new(&words[0]);
+        command
+            .args(&words[1..])
+            .args(args)
+            .args([open.to_str().unwrap(), closed.to_str().unwrap()])
+            .timeout(Duration::from_secs(60))
+            .env("HOME", dir.path().join("home"))
+            .env("SKILLKIT_CACHE_DIR", dir.path().join("cache"))
+            .env_remove("RUST_LOG");
+        command
+    };
+    let warning = format!(
+        "warning: provider `local:{}` was skipped for this query: cannot read kit directory `{}`",
+        closed.display(),
+        closed.display()
+    );
+
+    let list = run(&mut command(&["list"]), "list");
+    assert_eq!(list.code, Some(0), "{}", list.stderr);
+    assert!(list.stdout.contains("skill open:good"), "{}", list.stdout);
+    assert!(list.stderr.contains(&warning), "{}", list.stderr);
+    assert!(
+        list.stderr.contains("check that it exists and is readable"),
+        "{}",
+        list.stderr
+    );
+    assert!(!list.stdout.contains("was skipped"), "{}", list.stdout);
+
+    let json = run(&mut command(&["list", "--json"]), "list --json");
+    assert_eq!(json.code, Some(0), "{}", json.stderr);
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(value["kits"][0]["name"], "open", "{value}");
+    assert_eq!(value["diagnostics"], serde_json::json!([]), "{value}");
+    let failures = value["failures"].as_array().expect("a `failures` array");
+    assert_eq!(failures.len(), 1, "{value}");
+    assert_eq!(
+        failures[0]["provider"],
+        format!("local:{}", closed.display())
+    );
+    assert!(
+        failures[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("cannot read kit directory")),
+        "{value}"
+    );
+
+    let prompt = run(&mut command(&["to-prompt"]), "to-prompt");
+    assert_eq!(prompt.code, Some(0), "{}", prompt.stderr);
+    assert!(prompt.stdout.contains("open:good"), "{}", prompt.stdout);
+    assert!(prompt.stderr.contains(&warning), "{}", prompt.stderr);
+
+    let show = run(&mut command(&["show", "hidden"]), "show");
+    assert_eq!(show.code, Some(1), "{}", show.stderr);
+    assert!(show.stderr.contains(&warning), "{}", show.stderr);
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

@@ -2,8 +2,8 @@
 //!
 //! There is no stale answer: what a provider holds now is what the next query
 //! returns. Each query asks all providers concurrently and isolates each one: an
-//! error, a panic or a timeout drops that provider for this query, with a
-//! warning, and the others are served. Of two skills with the same full name the
+//! error, a panic or a timeout drops that provider for this query, as a
+//! [`ProviderFailure`], and the others are served. Of two skills with the same full name the
 //! one from the earlier provider (registration order) wins, and a warning names
 //! both.
 
@@ -14,13 +14,15 @@ use std::time::Duration;
 use futures::future::join_all;
 use skillkit_parser::Diagnostic;
 
+mod failure;
 mod snapshot;
 
+pub use failure::ProviderFailure;
 pub use snapshot::{Entry, Snapshot};
 
 use crate::agent_definition::AgentDefinition;
 use crate::kit::Kit;
-use crate::provider::KitProvider;
+use crate::provider::{KitProvider, ProviderError};
 use crate::skill::Skill;
 
 /// How long a provider may take to answer one query, by default.
@@ -57,7 +59,15 @@ impl std::fmt::Debug for Catalog {
 struct Inner {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Duration,
-    last_diagnostics: Mutex<Arc<[Diagnostic]>>,
+    last: Mutex<Last>,
+}
+
+/// What the last query found, kept for [`Catalog::diagnostics`] and
+/// [`Catalog::failures`].
+#[derive(Default)]
+struct Last {
+    diagnostics: Arc<[Diagnostic]>,
+    failures: Arc<[ProviderFailure]>,
 }
 
 /// Builds a [`Catalog`]; providers are listed in priority order.
@@ -135,7 +145,7 @@ impl CatalogBuilder {
             inner: Arc::new(Inner {
                 providers: self.providers,
                 timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
-                last_diagnostics: Mutex::new(Arc::from([])),
+                last: Mutex::default(),
             }),
         }
     }
@@ -201,16 +211,17 @@ impl Catalog {
         }))
         .await;
         let (snapshot, own) = self.aggregate(answers);
-        self.remember(&snapshot.diagnostics, &own);
+        self.remember(&snapshot, &own);
         snapshot
     }
 
     /// The snapshot of the providers' answers, and the diagnostics the
-    /// catalog itself found (failed providers, shadowed duplicates); the
-    /// snapshot's diagnostics are the kits' own followed by those.
+    /// catalog itself found (shadowed duplicates); the snapshot's
+    /// diagnostics are the kits' own followed by those, its failures the
+    /// providers that could not answer.
     fn aggregate(
         &self,
-        answers: Vec<(String, Result<Vec<Kit>, String>)>,
+        answers: Vec<(String, Result<Vec<Kit>, ProviderError>)>,
     ) -> (Snapshot, Vec<Diagnostic>) {
         let mut snapshot = Snapshot {
             providers: self.inner.providers.clone(),
@@ -227,11 +238,9 @@ impl Catalog {
                         snapshot.kit_providers.push(provider_index);
                     }
                 }
-                Err(why) => own.push(Diagnostic::warning(
-                    0,
-                    0,
-                    format!("provider `{provider}` was skipped for this query: {why}"),
-                )),
+                Err(error) => snapshot
+                    .failures
+                    .push(ProviderFailure::new(provider.clone(), error)),
             }
             names.push(provider);
         }
@@ -269,36 +278,73 @@ impl Catalog {
         (snapshot, own)
     }
 
-    /// Keeps the diagnostics of this query, and logs those the catalog found
-    /// itself that were not there at the previous query (so an unchanged
-    /// problem is not repeated on every query). Providers log their own kits'
-    /// problems when they find them.
-    fn remember(&self, diagnostics: &[Diagnostic], own: &[Diagnostic]) {
-        let Ok(mut last) = self.inner.last_diagnostics.lock() else {
+    /// Keeps the diagnostics and failures of this query, and logs the
+    /// failures and the diagnostics the catalog found itself that were not
+    /// there at the previous query (so an unchanged problem is not repeated
+    /// on every query). Providers log their own kits' problems when they
+    /// find them.
+    fn remember(&self, snapshot: &Snapshot, own: &[Diagnostic]) {
+        let Ok(mut last) = self.inner.last.lock() else {
             return;
         };
-        for diagnostic in own.iter().filter(|d| !last.contains(d)) {
+        for failure in &snapshot.failures {
+            if !last.failures.iter().any(|f| f.same_as(failure)) {
+                tracing::warn!(provider = %failure.provider, "{failure}");
+            }
+        }
+        for diagnostic in own.iter().filter(|d| !last.diagnostics.contains(d)) {
             let path = diagnostic.path.as_ref().map(|p| p.display().to_string());
             tracing::warn!(path = path.as_deref(), "{}", diagnostic.message);
         }
-        *last = Arc::from(diagnostics);
+        *last = Last {
+            diagnostics: Arc::from(snapshot.diagnostics.as_slice()),
+            failures: Arc::from(snapshot.failures.as_slice()),
+        };
     }
 
-    /// The diagnostics of the last query: skipped files, shadowed duplicates,
-    /// providers that failed.
+    /// The diagnostics of the last query: problems of skills' files
+    /// (skipped files, shadowed duplicates). A provider that failed is a
+    /// [`failure`](Catalog::failures), not a diagnostic.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let kit = dir.path().join("files");
+    /// # std::fs::create_dir_all(kit.join("skills/broken")).unwrap();
+    /// // A SKILL.md without a description.
+    /// std::fs::write(kit.join("skills/broken/SKILL.md"), "---\nname: broken\n---\n").unwrap();
+    /// let catalog = skillkit::Catalog::builder().provider(skillkit::Local::new(&kit)).build();
+    /// catalog.list_kits().await;
+    /// let diagnostics = catalog.diagnostics();
+    /// assert!(diagnostics[0].path.as_ref().unwrap().ends_with("skills/broken/SKILL.md"));
+    /// assert!(diagnostics[0].message.contains("description"));
+    /// # });
+    /// ```
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.inner
+            .last
+            .lock()
+            .map(|last| last.diagnostics.to_vec())
+            .unwrap_or_default()
+    }
+
+    /// The providers that could not answer the last query (an error, a
+    /// panic, a timeout), in provider order; empty when all answered.
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let catalog = skillkit::Catalog::builder().provider(skillkit::Local::new("/no/such/dir")).build();
     /// catalog.list_kits().await;
-    /// assert!(catalog.diagnostics()[0].message.contains("/no/such/dir"));
+    /// let failures = catalog.failures();
+    /// assert_eq!(failures[0].provider, "local:/no/such/dir");
+    /// assert!(failures[0].error.to_string().contains("/no/such/dir"));
     /// # });
     /// ```
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+    pub fn failures(&self) -> Vec<ProviderFailure> {
         self.inner
-            .last_diagnostics
+            .last
             .lock()
-            .map(|d| d.to_vec())
+            .map(|last| last.failures.to_vec())
             .unwrap_or_default()
     }
 
@@ -317,7 +363,9 @@ impl Catalog {
     /// asked of every provider through its own
     /// [`get_kit`](KitProvider::get_kit), so a provider that answers one kit
     /// more cheaply (or differently) than all of them is heard. Providers that
-    /// fail are skipped with a warning, as in every query.
+    /// fail are skipped with a logged warning (this lookup does not change
+    /// [`failures`](Catalog::failures), which are those of the last
+    /// snapshot).
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -341,12 +389,10 @@ impl Catalog {
             match answer {
                 Ok(Some(kit)) if found.is_none() => found = Some(kit),
                 Ok(_) => {}
-                Err(why) => tracing::warn!(
-                    provider = %provider.name(),
-                    kit = name,
-                    "provider `{}` was skipped for this query: {why}",
-                    provider.name()
-                ),
+                Err(error) => {
+                    let failure = ProviderFailure::new(provider.name().into_owned(), error);
+                    tracing::warn!(provider = %failure.provider, kit = name, "{failure}");
+                }
             }
         }
         found
@@ -412,23 +458,23 @@ impl Catalog {
 }
 
 /// Runs one provider's answer on its own task, so that an error, a panic or
-/// a timeout is that provider's failure alone; the message says which.
+/// a timeout is that provider's failure alone; the error says which.
 async fn ask<T: Send + 'static>(
     timeout: Duration,
-    answer: impl Future<Output = Result<T, crate::provider::ProviderError>> + Send + 'static,
-) -> Result<T, String> {
+    answer: impl Future<Output = Result<T, ProviderError>> + Send + 'static,
+) -> Result<T, ProviderError> {
     let mut task = tokio::spawn(answer);
     match tokio::time::timeout(timeout, &mut task).await {
-        Ok(Ok(Ok(value))) => Ok(value),
-        Ok(Ok(Err(error))) => Err(format!("{error}")),
-        Ok(Err(join)) if join.is_panic() => Err(format!(
-            "it panicked: {}",
-            crate::tool::panic_message(&*join.into_panic())
-        )),
-        Ok(Err(join)) => Err(format!("its task was cancelled: {join}")),
+        Ok(Ok(answer)) => answer,
+        Ok(Err(join)) if join.is_panic() => Err(ProviderError::Panicked {
+            message: crate::tool::panic_message(&*join.into_panic()),
+        }),
+        Ok(Err(join)) => Err(ProviderError::other(format!(
+            "its task was cancelled ({join}); the runtime is shutting down"
+        ))),
         Err(_) => {
             task.abort();
-            Err(format!("it did not answer within {timeout:?}"))
+            Err(ProviderError::TimedOut { after: timeout })
         }
     }
 }

@@ -64,7 +64,7 @@ pub mod skill;
 pub mod tool;
 
 pub use agent_definition::AgentDefinition;
-pub use catalog::{Catalog, CatalogBuilder, SkillSummary, Snapshot};
+pub use catalog::{Catalog, CatalogBuilder, ProviderFailure, SkillSummary, Snapshot};
 pub use embed::EmbeddedKit;
 pub use kit::{Kit, Skills};
 pub use llm::ToolDefinition;

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::kit::Kit;
 use crate::skill::Skill;
@@ -10,11 +11,30 @@ use crate::tool::Tool;
 
 /// Why a provider could not answer.
 ///
-/// A [`Catalog`](crate::Catalog) logs the error and serves the other providers.
+/// A [`Catalog`](crate::Catalog) serves the other providers and reports the
+/// error, with the provider's name, as a
+/// [`ProviderFailure`](crate::ProviderFailure); a timeout and a panic, which
+/// the catalog itself detects, are [`TimedOut`](ProviderError::TimedOut) and
+/// [`Panicked`](ProviderError::Panicked).
 ///
 /// ```
-/// let err = skillkit::ProviderError::other("database unreachable");
+/// use skillkit::ProviderError;
+///
+/// /// What a person can do about a provider the catalog skipped.
+/// fn advice(error: &ProviderError) -> &'static str {
+///     match error {
+///         ProviderError::Io { .. } => "check the folder",
+///         ProviderError::TimedOut { .. } => "give it more time",
+///         ProviderError::Panicked { .. } => "report a bug to its authors",
+///         _ => "read the message",
+///     }
+/// }
+///
+/// let err = ProviderError::other("database unreachable");
 /// assert_eq!(err.to_string(), "database unreachable");
+/// assert_eq!(advice(&err), "read the message");
+/// let late = ProviderError::TimedOut { after: std::time::Duration::from_secs(10) };
+/// assert_eq!(advice(&late), "give it more time");
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -26,6 +46,33 @@ pub enum ProviderError {
         path: PathBuf,
         /// The underlying error.
         source: std::io::Error,
+    },
+    /// The database of a [`Sql`](crate::Sql) provider failed (unreachable,
+    /// timed out, refused the credentials, …); match the [`SqlError`] for
+    /// which.
+    ///
+    /// [`SqlError`]: crate::providers::sql::SqlError
+    #[cfg(feature = "sql")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
+    #[error(transparent)]
+    Sql(Box<crate::providers::sql::SqlError>),
+    /// The provider did not answer a [`Catalog`](crate::Catalog) query in
+    /// time; the catalog gave up on it for that query.
+    #[error(
+        "it did not answer within {after:?}; make it answer sooner or give it more time \
+         (`CatalogBuilder::timeout`)"
+    )]
+    TimedOut {
+        /// The catalog's limit ([`CatalogBuilder::timeout`](crate::CatalogBuilder::timeout)).
+        after: Duration,
+    },
+    /// The provider panicked while answering a [`Catalog`](crate::Catalog)
+    /// query; the catalog caught it. A bug in the provider: report it to
+    /// its authors.
+    #[error("it panicked: {message}; this is a bug in the provider")]
+    Panicked {
+        /// The panic's message.
+        message: String,
     },
     /// Any other failure, with its message.
     #[error(transparent)]
@@ -110,7 +157,8 @@ impl ProviderError {
 /// assert_eq!(greet.render("Ada", None).unwrap(), "Say hello to Ada.");
 /// # repo.down.store(true, std::sync::atomic::Ordering::Relaxed);
 /// # assert!(catalog.get_skill("db:greet").await.is_none());
-/// # assert!(catalog.diagnostics()[0].message.contains("database unreachable"));
+/// # assert_eq!(catalog.failures()[0].provider, "database");
+/// # assert!(catalog.failures()[0].to_string().contains("database unreachable"));
 /// # });
 /// ```
 #[diagnostic::on_unimplemented(

@@ -62,8 +62,9 @@ pub async fn load(url: &str, readers: usize) {
         tasks.push(tokio::spawn(async move {
             let check = |snapshot: &skillkit::Snapshot| -> usize {
                 assert!(
-                    snapshot.diagnostics().is_empty(),
-                    "a query failed: {:?}",
+                    snapshot.failures().is_empty() && snapshot.diagnostics().is_empty(),
+                    "a query failed: {:?} {:?}",
+                    snapshot.failures(),
                     snapshot.diagnostics()
                 );
                 let kits = snapshot.kits();

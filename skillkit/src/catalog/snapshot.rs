@@ -5,7 +5,7 @@ use std::sync::Arc;
 use skillkit_parser::Diagnostic;
 
 use crate::agent_definition::AgentDefinition;
-use crate::catalog::SkillSummary;
+use crate::catalog::{ProviderFailure, SkillSummary};
 use crate::kit::Kit;
 use crate::provider::KitProvider;
 use crate::skill::Skill;
@@ -68,6 +68,7 @@ pub struct Snapshot {
     pub(super) kit_providers: Vec<usize>,
     pub(super) providers: Vec<Arc<dyn KitProvider>>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    pub(super) failures: Vec<ProviderFailure>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -75,6 +76,7 @@ impl std::fmt::Debug for Snapshot {
         f.debug_struct("Snapshot")
             .field("kits", &self.kits)
             .field("diagnostics", &self.diagnostics)
+            .field("failures", &self.failures)
             .finish_non_exhaustive()
     }
 }
@@ -226,12 +228,38 @@ impl Snapshot {
         Arc::clone(provider).tool(skill)
     }
 
-    /// The diagnostics of this query.
+    /// The diagnostics of this query: problems of skills' files (skipped
+    /// files, shadowed duplicates). A provider that failed is in
+    /// [`failures`](Snapshot::failures).
     ///
     /// ```
     /// assert!(skillkit::Snapshot::default().diagnostics().is_empty());
     /// ```
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    /// The providers that could not answer this query, in provider order;
+    /// their kits are missing from it.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::{Catalog, Kit, KitProvider, ProviderError};
+    /// struct Hanging;
+    /// #[skillkit::async_trait]
+    /// impl KitProvider for Hanging {
+    ///     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+    ///         std::future::pending().await
+    ///     }
+    /// }
+    /// let after = std::time::Duration::from_millis(50);
+    /// let catalog = Catalog::builder().provider(Hanging).timeout(after).build();
+    /// let snapshot = catalog.snapshot().await;
+    /// assert_eq!(snapshot.failures()[0].provider, "Hanging");
+    /// assert!(matches!(*snapshot.failures()[0].error, ProviderError::TimedOut { after: a } if a == after));
+    /// # });
+    /// ```
+    pub fn failures(&self) -> &[ProviderFailure] {
+        &self.failures
     }
 }

@@ -95,7 +95,7 @@ pub enum SqlError {
 
 impl From<SqlError> for ProviderError {
     fn from(error: SqlError) -> Self {
-        ProviderError::other(error)
+        ProviderError::Sql(Box::new(error))
     }
 }
 
