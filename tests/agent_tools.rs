@@ -578,3 +578,55 @@ async fn a_kit_put_again_without_its_tools_is_knowledge_next_turn() {
     assert_eq!(tool_names(&requests[0]), ["ops_deploy"]);
     assert_eq!(tool_names(&requests[1]), ["activate_skill"]);
 }
+
+/// `allowed-tools`: once the model activated a skill of a trusted kit, the
+/// tools it lists are not asked about; a skill of an untrusted kit (found in
+/// a project) grants nothing.
+#[tokio::test]
+async fn an_active_trusted_skill_pre_approves_its_allowed_tools() {
+    use skillkit::Origin;
+    use skillkit::agent::TrustPolicy;
+    for (origin, trust, asked) in [
+        (Origin::Application, TrustPolicy::default(), 1),
+        (Origin::Project, TrustPolicy::default(), 2),
+        (
+            Origin::Project,
+            TrustPolicy::new(|kit| kit.name == "ops"),
+            1,
+        ),
+    ] {
+        let memory = Memory::new();
+        memory.put_kit(
+            Kit::new("ops").with_origin(origin).with_skill(
+                Skill::new("ops:release", "How to release.")
+                    .with_body("Deploy, then announce.")
+                    .with_allowed_tools(["ops:deploy"]),
+            ),
+        );
+        memory.put_tool(Skill::new("ops:deploy", "Deploys."), echo());
+        let script = Scripted::new()
+            .tool_call("c1", "ops_deploy", json!({"arguments": "v1"}))
+            .tool_call("c2", "activate_skill", json!({"name": "ops:release"}))
+            .tool_call("c3", "ops_deploy", json!({"arguments": "v2"}))
+            .text("Released.");
+        let policy = ApprovalPolicy::new(|request| match request.name.as_str() {
+            "activate_skill" => Approval::Allow,
+            _ => Approval::Ask,
+        });
+        let options = options(catalog(&memory), &script)
+            .approval(policy)
+            .trust(trust);
+        let mut agent = start_agent(lead(), options).unwrap();
+        let questions = Mutex::new(Vec::new());
+        let (answer, events) = ask_deciding(&mut agent, "Release", |request| {
+            questions.lock().unwrap().push(request.name.clone());
+            Decision::Approve
+        })
+        .await;
+        assert_eq!(answer.unwrap(), "Released.");
+        assert!(outcomes(&events).iter().all(|o| !o.is_error));
+        let questions = questions.into_inner().unwrap();
+        assert_eq!(questions.len(), asked, "{origin:?}: {questions:?}");
+        assert!(questions.iter().all(|name| name == "ops:deploy"));
+    }
+}

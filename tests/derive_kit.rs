@@ -165,6 +165,7 @@ fn folder_of_skill_folders_with_the_default_name() {
     );
     assert_eq!(kit.metadata["provider"], "embedded");
     assert_eq!(kit.metadata["path"], "fixtures/kits/flat");
+    assert_eq!(kit.origin, skillkit::Origin::Embedded);
 }
 
 #[test]

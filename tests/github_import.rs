@@ -94,6 +94,7 @@ async fn superpowers_imports_fourteen_skills_and_is_then_served_offline() {
     assert_eq!(kit.metadata["sha"], sha(1));
     assert_eq!(kit.metadata["source"], "obra/superpowers");
     assert_eq!(kit.metadata["provider"], "github");
+    assert_eq!(kit.origin, skillkit::Origin::GitHub);
     let brainstorming = kit.skill("obra/superpowers:brainstorming").unwrap();
     assert!(brainstorming.description.starts_with("You MUST use this"));
     assert!(brainstorming.location.as_ref().unwrap().starts_with(&cache));

@@ -519,8 +519,12 @@ async fn discover_walks_up_to_the_repository_root() {
     let found = |project: &std::path::Path| -> Vec<std::path::PathBuf> {
         Local::discover(project)
             .iter()
+            .filter(|local| local.dir().starts_with(&root))
+            .inspect(|local| {
+                // A project's folders are not trusted until the application says so.
+                assert_eq!(local.origin(), skillkit::Origin::Project, "{local:?}");
+            })
             .map(|local| local.dir().to_path_buf())
-            .filter(|dir| dir.starts_with(&root))
             .collect()
     };
     assert_eq!(

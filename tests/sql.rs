@@ -93,7 +93,9 @@ async fn an_in_memory_database_keeps_its_rows() {
     sql.put_skill("k", &Skill::new("a", "A.")).await.unwrap();
     let other = Sql::open("sqlite::memory:").unwrap();
     assert!(other.list_kits().await.unwrap().is_empty());
-    assert_eq!(sql.list_kits().await.unwrap()[0].skills.len(), 1);
+    let kits = sql.list_kits().await.unwrap();
+    assert_eq!(kits[0].skills.len(), 1);
+    assert_eq!(kits[0].origin, skillkit::Origin::Database);
 }
 
 /// A Local kit directory imported whole (root agent, sub-agent, skills),

@@ -384,6 +384,7 @@ pub mod __private {
                         .with_path(PathBuf::from(w.path))
                 })
                 .collect(),
+            origin: crate::kit::Origin::Embedded,
         }
     }
 

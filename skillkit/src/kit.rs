@@ -38,6 +38,61 @@ pub struct Kit {
     pub metadata: Metadata,
     /// Problems met while loading the kit: skipped files, duplicate names.
     pub diagnostics: Vec<Diagnostic>,
+    /// Where the kit comes from, which decides whether the powers its skills
+    /// ask for (`allowed-tools`) are granted without asking.
+    pub origin: Origin,
+}
+
+/// Where a kit comes from. Kits the application chose (compiled in, built in
+/// code, a folder it named) and the user's own folder are
+/// [trusted](Origin::is_trusted); kits found in a project (a repository just
+/// cloned can ship `.claude/skills`), imported or read from a store are not,
+/// until the application trusts them (the agent's
+/// [`AgentOptions::trust`](crate::agent::AgentOptions::trust)). Untrusted
+/// skills still load and can be read and activated; they get no
+/// pre-approved tools.
+///
+/// ```
+/// use skillkit::{Kit, Origin};
+/// assert_eq!(Kit::new("k").origin, Origin::Application);
+/// assert!(Origin::Embedded.is_trusted());
+/// assert!(!Origin::Project.is_trusted());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Origin {
+    /// Compiled into the binary (`#[derive(Kit)]`).
+    Embedded,
+    /// Given by the application: built in code, put into a
+    /// [`Memory`](crate::Memory), or a [`Local`](crate::Local) folder it
+    /// named.
+    #[default]
+    Application,
+    /// Found by [`Local::discover`](crate::Local::discover) in the user's
+    /// home folder (`~/.agents/skills`, `~/.claude/skills`).
+    User,
+    /// Found by [`Local::discover`](crate::Local::discover) in a project
+    /// (`.agents/skills`, `.claude/skills` from the working folder up to the
+    /// repository root).
+    Project,
+    /// Imported from GitHub.
+    GitHub,
+    /// Read from a database ([`Sql`](crate::providers::Sql)).
+    Database,
+}
+
+impl Origin {
+    /// Whether kits of this origin are trusted unless the application says
+    /// otherwise: [`Embedded`](Origin::Embedded),
+    /// [`Application`](Origin::Application) and [`User`](Origin::User).
+    ///
+    /// ```
+    /// assert!(skillkit::Origin::User.is_trusted());
+    /// assert!(!skillkit::Origin::GitHub.is_trusted());
+    /// ```
+    pub fn is_trusted(self) -> bool {
+        matches!(self, Origin::Embedded | Origin::Application | Origin::User)
+    }
 }
 
 /// The skills of a [`Kit`]: a list shared between the clones of a kit, so
@@ -163,6 +218,17 @@ impl Kit {
         }
     }
 
+    /// The same kit with `origin`.
+    ///
+    /// ```
+    /// let kit = skillkit::Kit::new("k").with_origin(skillkit::Origin::Project);
+    /// assert_eq!(kit.origin, skillkit::Origin::Project);
+    /// ```
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = origin;
+        self
+    }
+
     /// The same kit with `agent` as its root agent.
     ///
     /// ```
@@ -240,6 +306,7 @@ impl Kit {
             agents: agents.into_iter().map(|(a, _)| a).collect(),
             metadata: Metadata::new(),
             diagnostics,
+            origin: Origin::default(),
         }
     }
 }

@@ -66,7 +66,7 @@ pub mod tool;
 pub use agent_definition::AgentDefinition;
 pub use catalog::{Catalog, CatalogBuilder, ProviderFailure, SkillSummary, Snapshot};
 pub use embed::EmbeddedKit;
-pub use kit::{Kit, Skills};
+pub use kit::{Kit, Origin, Skills};
 pub use llm::ToolDefinition;
 pub use provider::{KitProvider, ProviderError};
 #[cfg(feature = "github")]

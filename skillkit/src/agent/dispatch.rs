@@ -49,6 +49,12 @@ pub(crate) trait Host: Sync {
         definition: &Arc<AgentDefinition>,
         input: &Value,
     ) -> impl Future<Output = Result<String, String>>;
+    /// Whether the skills activated so far pre-approve the tool of full name
+    /// `full` (wire name `wire`).
+    fn granted(&self, full: &str, wire: &str) -> bool;
+    /// Records that a skill was activated whose `allowed-tools` are
+    /// `tools` (its kit trusted).
+    fn grant(&self, tools: &[String]);
     /// Runs skill `skill` (`context: fork`) in a sub-agent of its own on
     /// `body`, its body rendered, to that agent's answer; `None` when this
     /// host runs no sub-agents (the skill is then activated in place).
@@ -84,7 +90,18 @@ pub(crate) async fn run(
         name: name.to_owned(),
         input: call.input.clone(),
     };
-    match host.decide(&request) {
+    let verdict = match host.decide(&request) {
+        // A tool an active skill of a trusted kit pre-approves is not asked.
+        Approval::Ask if host.granted(found.full, &tools.names.wire(found.full)) => {
+            tracing::debug!(
+                tool = found.full,
+                "pre-approved by an active skill's allowed-tools"
+            );
+            Approval::Allow
+        }
+        verdict => verdict,
+    };
+    match verdict {
         Approval::Allow => {}
         Approval::Deny(reason) => return Err(format!("the call was denied: {reason}")),
         Approval::Ask => match host.ask(&request, InputKind::Approval).await? {
@@ -98,6 +115,9 @@ pub(crate) async fn run(
     let (skill, tool, kit_metadata) = match found.target {
         Target::Activate => {
             let (skill, body) = tools.activatable.render(&call.input, host.session_id())?;
+            if let Some(allowed) = tools.grants.get(skill.name.as_ref()) {
+                host.grant(allowed);
+            }
             if skill.forks()
                 && let Some(answer) = host.fork(skill, &body).await
             {
@@ -239,6 +259,24 @@ impl Host for AgentRun {
         Ok(receive
             .await
             .unwrap_or_else(|_| Decision::deny("the agent shut down")))
+    }
+
+    fn granted(&self, full: &str, wire: &str) -> bool {
+        let granted = self
+            .runtime
+            .granted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        granted.contains(full) || granted.contains(wire)
+    }
+
+    fn grant(&self, tools: &[String]) {
+        let mut granted = self
+            .runtime
+            .granted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        granted.extend(tools.iter().cloned());
     }
 
     fn tool_timeout(&self) -> Duration {

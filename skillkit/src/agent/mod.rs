@@ -78,7 +78,7 @@ use tracing::Instrument;
 
 pub use crate::agent_definition::AgentDefinition;
 pub use activate::ACTIVATE_SKILL;
-pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
+pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest, TrustPolicy};
 pub use error::AgentError;
 pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
 pub use handle::{Agent, AgentController};
@@ -136,6 +136,8 @@ pub fn start_agent(
         catalog: options.catalog.clone(),
         registry,
         approval: options.approval.clone(),
+        trust: options.trust.clone(),
+        granted: Mutex::default(),
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         max_turns: options.max_turns,

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::agent::{ApprovalPolicy, History};
+use crate::agent::{ApprovalPolicy, History, TrustPolicy};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
 use crate::llm::Registry;
@@ -53,6 +53,7 @@ pub struct AgentOptions {
     pub(crate) tool_concurrency: usize,
     pub(crate) tool_timeout: Duration,
     pub(crate) approval: ApprovalPolicy,
+    pub(crate) trust: TrustPolicy,
     pub(crate) history: History,
 }
 
@@ -76,6 +77,7 @@ impl AgentOptions {
             tool_concurrency: DEFAULT_TOOL_CONCURRENCY,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
             approval: ApprovalPolicy::default(),
+            trust: TrustPolicy::default(),
             history: History::default(),
         }
     }
@@ -157,6 +159,20 @@ impl AgentOptions {
     /// ```
     pub fn approval(mut self, policy: ApprovalPolicy) -> Self {
         self.approval = policy;
+        self
+    }
+
+    /// Sets which kits' skills may pre-approve tools with `allowed-tools`
+    /// ([`TrustPolicy::default`]: by the kit's origin).
+    ///
+    /// ```
+    /// use skillkit::agent::{AgentOptions, TrustPolicy};
+    /// let options = AgentOptions::new(skillkit::Catalog::builder().build())
+    ///     .trust(TrustPolicy::new(|_| false)); // every call asked as the policy says
+    /// # let _ = options;
+    /// ```
+    pub fn trust(mut self, policy: TrustPolicy) -> Self {
+        self.trust = policy;
         self
     }
 

@@ -2,7 +2,7 @@
 //! answers without tool calls. The same loop runs the root agent and every
 //! sub-agent.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use tracing::Instrument;
 use crate::agent::toolset::{Cache, Scope, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentError, AgentEvent, AgentPath, ApprovalPolicy, Decision, EventKind,
-    History,
+    History, TrustPolicy,
 };
 use crate::catalog::Catalog;
 use crate::llm::{
@@ -26,6 +26,10 @@ pub(crate) struct Runtime {
     pub(crate) catalog: Catalog,
     pub(crate) registry: Registry,
     pub(crate) approval: ApprovalPolicy,
+    pub(crate) trust: TrustPolicy,
+    /// The tools the skills activated in this conversation pre-approve
+    /// (`allowed-tools` of trusted kits).
+    pub(crate) granted: Mutex<HashSet<String>>,
     pub(crate) tool_concurrency: usize,
     pub(crate) tool_timeout: Duration,
     /// `max_turns` set in the options, over each definition's.
@@ -169,7 +173,11 @@ impl AgentRun {
     /// turn's.
     async fn tools(&self) -> Arc<ToolSet> {
         let snapshot = self.runtime.catalog.snapshot().await;
-        self.tools.get(&snapshot, &Scope::Agent(&self.definition))
+        let scope = Scope::Agent {
+            definition: &self.definition,
+            trust: &self.runtime.trust,
+        };
+        self.tools.get(&snapshot, &scope)
     }
 
     /// The request of this turn: the system prompt, the history with wire

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
+use crate::agent::TrustPolicy;
 use crate::agent::activate::{self, ACTIVATE_SKILL, Activatable, Hint};
 use crate::agent::names::WireNames;
 use crate::agent_definition::AgentDefinition;
@@ -30,8 +31,12 @@ const AGENT_PREFIX: &str = "agent:";
 pub(crate) enum Scope<'a> {
     /// An agent's: the skills and sub-agents its definition allows;
     /// `activate_skill` reaches the knowledge skills, all listed in the
-    /// system prompt.
-    Agent(&'a AgentDefinition),
+    /// system prompt; the `allowed-tools` of skills whose kit `trust` trusts
+    /// are granted when they are activated.
+    Agent {
+        definition: &'a AgentDefinition,
+        trust: &'a TrustPolicy,
+    },
     /// A server's: every skill; `activate_skill` reaches any skill by its
     /// full name; `own` are tools the host runs itself (a skill named like
     /// one of them, or like `activate_skill`, is reached through
@@ -89,6 +94,9 @@ pub(crate) struct ToolSet {
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) full_names: Arc<[String]>,
     pub(crate) activatable: Activatable,
+    /// The tools each skill pre-approves once activated (`allowed-tools`,
+    /// only for skills of trusted kits), by the skill's full name.
+    pub(crate) grants: HashMap<String, Vec<String>>,
     /// An agent's system prompt: the definition's, then the skills block.
     pub(crate) system: String,
 }
@@ -104,7 +112,7 @@ impl ToolSet {
             definitions.push((full, def));
         };
         let allowed = |name: &str, kit: Option<&str>| match scope {
-            Scope::Agent(definition) => {
+            Scope::Agent { definition, .. } => {
                 definition.tools.is_empty()
                     || definition
                         .tools
@@ -114,7 +122,7 @@ impl ToolSet {
             Scope::Server { .. } => true,
         };
         let reserved: Vec<&str> = match scope {
-            Scope::Agent(_) => Vec::new(),
+            Scope::Agent { .. } => Vec::new(),
             Scope::Server { own, .. } => own
                 .iter()
                 .map(|d| d.name.as_str())
@@ -122,6 +130,7 @@ impl ToolSet {
                 .collect(),
         };
         let mut people_only = HashSet::new();
+        let mut grants = HashMap::new();
         for entry in snapshot.entries() {
             let name = entry.skill.name.as_ref();
             if !allowed(name, Some(entry.kit.name.as_ref())) {
@@ -146,11 +155,20 @@ impl ToolSet {
                         knowledge.push(Arc::clone(entry.skill));
                     }
                 }
-                _ => knowledge.push(Arc::clone(entry.skill)),
+                _ => {
+                    if let Scope::Agent { trust, .. } = scope
+                        && !entry.skill.allowed_tools().is_empty()
+                        && trust.trusts(entry.kit)
+                    {
+                        let tools = entry.skill.allowed_tools().iter();
+                        grants.insert(name.to_owned(), tools.map(|t| t.to_string()).collect());
+                    }
+                    knowledge.push(Arc::clone(entry.skill));
+                }
             }
         }
         let (activatable, system) = match scope {
-            Scope::Agent(definition) => {
+            Scope::Agent { definition, .. } => {
                 for agent in snapshot.agents() {
                     if agent.name == definition.name || !allowed(&agent.name, None) {
                         continue;
@@ -196,6 +214,7 @@ impl ToolSet {
             definitions: definitions.into(),
             full_names: full_names.into(),
             activatable,
+            grants,
             system,
         }
     }

@@ -128,6 +128,13 @@ impl Host for Server<'_> {
         ))
     }
 
+    /// The server asks nothing, so nothing is pre-approved.
+    fn granted(&self, _: &str, _: &str) -> bool {
+        false
+    }
+
+    fn grant(&self, _: &[String]) {}
+
     fn tool_timeout(&self) -> Duration {
         self.timeout
     }

@@ -392,6 +392,7 @@ fn load_cached(
     }
     let mut kit = kits.remove(0);
     kit.metadata = metadata(stored);
+    kit.origin = crate::kit::Origin::GitHub;
     Ok(Some(kit))
 }
 

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use skillkit_parser::layout;
 
-use crate::kit::Kit;
+use crate::kit::{Kit, Origin};
 use crate::provider::{KitProvider, ProviderError};
 
 use cache::{Cache, KitCache, refresh};
@@ -71,10 +71,15 @@ pub struct Local {
     inner: Arc<Inner>,
 }
 
+/// Where discovery looks inside each folder (and the user's home), highest
+/// priority first.
+const USER_PLACES: [&str; 2] = [".agents/skills", ".claude/skills"];
+
 struct Inner {
     dir: PathBuf,
     name: Option<String>,
     each: bool,
+    origin: Origin,
     label: String,
     cache: Mutex<Cache>,
 }
@@ -127,6 +132,9 @@ impl Local {
     /// ```
     pub fn discover(project: impl AsRef<Path>) -> Vec<Local> {
         let mut seen = Vec::new();
+        let user: Vec<PathBuf> = dirs::home_dir()
+            .map(|home| USER_PLACES.iter().map(|place| home.join(place)).collect())
+            .unwrap_or_default();
         Local::discovery_folders(project)
             .into_iter()
             .filter(|dir| dir.is_dir())
@@ -137,7 +145,13 @@ impl Local {
                 seen.push(real);
                 new
             })
-            .map(|dir| Local::new(dir).named(DISCOVERED_KIT))
+            .map(|dir| {
+                let origin = match user.contains(&dir) {
+                    true => Origin::User,
+                    false => Origin::Project,
+                };
+                Local::new(dir).named(DISCOVERED_KIT).with_origin(origin)
+            })
             .collect()
     }
 
@@ -168,7 +182,7 @@ impl Local {
         let home = dirs::home_dir();
         let mut folders: Vec<PathBuf> = Vec::new();
         for dir in levels.into_iter().chain(home.as_deref()) {
-            for place in [".agents/skills", ".claude/skills"] {
+            for place in USER_PLACES {
                 let folder = dir.join(place);
                 if !folders.contains(&folder) {
                     folders.push(folder);
@@ -185,6 +199,7 @@ impl Local {
                 dir,
                 name: None,
                 each,
+                origin: Origin::Application,
                 label,
                 cache: Mutex::new(Cache::default()),
             }),
@@ -202,12 +217,45 @@ impl Local {
             dir: self.inner.dir.clone(),
             name: Some(name.into()),
             each: self.inner.each,
+            origin: self.inner.origin,
             label: self.inner.label.clone(),
             cache: Mutex::new(Cache::default()),
         };
         Local {
             inner: Arc::new(inner),
         }
+    }
+
+    /// The same provider with its kits of `origin` (a `Local` is
+    /// [`Origin::Application`]: a folder the application named;
+    /// [`discover`](Local::discover) marks project and user folders).
+    ///
+    /// ```
+    /// use skillkit::{Local, Origin};
+    /// let local = Local::new("vendor/skills").with_origin(Origin::Project);
+    /// assert_eq!(local.origin(), Origin::Project);
+    /// ```
+    pub fn with_origin(self, origin: Origin) -> Self {
+        let inner = Inner {
+            dir: self.inner.dir.clone(),
+            name: self.inner.name.clone(),
+            each: self.inner.each,
+            origin,
+            label: self.inner.label.clone(),
+            cache: Mutex::new(Cache::default()),
+        };
+        Local {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Where this provider's kits come from.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::Local::new("/x").origin(), skillkit::Origin::Application);
+    /// ```
+    pub fn origin(&self) -> Origin {
+        self.inner.origin
     }
 
     /// The directory this provider reads.
@@ -263,9 +311,8 @@ impl Local {
                 .or_else(|| layout::kit_name(&inner.dir))
                 .unwrap_or_else(|| "local".to_owned());
             let kit_cache = cache.kits.entry(inner.dir.clone()).or_default();
-            return Ok(vec![
-                refresh(&inner.label, name, &inner.dir, kit_cache).map_err(io)?,
-            ]);
+            let kit = refresh(&inner.label, name, &inner.dir, kit_cache).map_err(io)?;
+            return Ok(vec![kit.with_origin(inner.origin)]);
         }
         let mut previous = std::mem::take(&mut cache.kits);
         let mut jobs = Vec::new();
@@ -298,7 +345,7 @@ impl Local {
         for (dir, kit_cache, kit) in refreshed {
             match kit {
                 Ok(kit) => {
-                    kits.push(kit);
+                    kits.push(kit.with_origin(inner.origin));
                     cache.kits.insert(dir, kit_cache);
                 }
                 Err(e) => {

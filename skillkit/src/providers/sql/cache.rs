@@ -51,6 +51,7 @@ impl KitRows {
                 diagnostics,
             );
             kit.metadata.insert("provider".into(), "sql".into());
+            kit.origin = crate::kit::Origin::Database;
             kit
         })
     }
