@@ -54,7 +54,9 @@ pub async fn start(
         .agents()
         .map(|a| a.name.to_string())
         .collect();
-    let mut options = AgentOptions::new(catalog.clone()).approval(policy(&args.allow, agents));
+    let mut options = AgentOptions::new(catalog.clone())
+        .approval(policy(&args.allow, agents))
+        .trust(crate::trust::policy());
     let (registry, uri, shown) = model(args.model.as_deref(), &options, &definition)?;
     options = options.registry(registry).model(uri);
     if let Some(history) = history {

@@ -13,6 +13,7 @@
 //! skillkit run AGENT_DIR "task" [--json]     one task: the answer on stdout
 //! skillkit chat AGENT_DIR [--resume FILE]    an interactive conversation
 //! skillkit serve [PATH...] [--http ADDR]    the skills over MCP (stdio or HTTP), for MCP clients
+//! skillkit trust [PATH|SOURCE] [--list] [--revoke]  kits whose allowed-tools an agent grants
 //! skillkit completions SHELL                 shell completions (bash, zsh, fish, powershell)
 //! ```
 
@@ -30,6 +31,7 @@ mod run;
 mod serve;
 mod show;
 mod sources;
+mod trust;
 mod validate;
 mod view;
 
@@ -246,6 +248,25 @@ enum Command {
         #[command(flatten)]
         serve: serve::ServeArgs,
     },
+    /// Trust a kit folder (or an imported SOURCE): an agent then grants its
+    /// skills' `allowed-tools` (calls to those tools are not asked about
+    /// once the skill is active), until a file in it changes.
+    ///
+    /// Kits named on the command line (AGENT_DIR, --skills) are trusted
+    /// anyway; this is for kits found in a project or imported. Exit 0: done;
+    /// 1: --revoke of a folder that was not trusted; 2: PLACE is neither a
+    /// folder nor an imported source, or the store cannot be written.
+    Trust {
+        /// A kit folder (default: the working directory) or an imported
+        /// source (`owner/repo[/path][@ref]`).
+        place: Option<String>,
+        /// List the trusted folders and whether they changed since.
+        #[arg(long, conflicts_with_all = ["place", "revoke"])]
+        list: bool,
+        /// Forget PLACE instead.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Print a completion script for SHELL on stdout.
     ///
     /// bash: `skillkit completions bash > ~/.local/share/bash-completion/completions/skillkit`;
@@ -295,6 +316,11 @@ fn main() -> ExitCode {
             github,
             serve,
         } => serve::run(&global, &paths, each, &github, &serve),
+        Command::Trust {
+            place,
+            list,
+            revoke,
+        } => trust::run(&global, place.as_deref(), list, revoke),
         Command::Completions { shell } => {
             completions(shell);
             Ok(())

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::agent::AgentPath;
-use crate::kit::Kit;
 
 /// A tool call about to run, as the approval policy sees it.
 ///
@@ -152,59 +151,5 @@ impl Decision {
         Decision::Deny {
             reason: reason.into(),
         }
-    }
-}
-
-/// Which kits' skills may pre-approve tools: while a skill whose
-/// frontmatter lists `allowed-tools` is active in a conversation (the model
-/// activated it), calls to those tools skip the approval policy's
-/// [`Ask`](Approval::Ask), but only when its kit is trusted. The default
-/// trusts by [`Origin`](crate::Origin): kits the application chose and the
-/// user's own folder, not a project's discovered folders, imports or stores.
-///
-/// ```
-/// use skillkit::agent::TrustPolicy;
-/// use skillkit::{Kit, Origin};
-/// let default = TrustPolicy::default();
-/// assert!(default.trusts(&Kit::new("app")));
-/// assert!(!default.trusts(&Kit::new("repo").with_origin(Origin::Project)));
-/// // Trust one reviewed project kit as well.
-/// let reviewed = TrustPolicy::new(|kit| kit.origin.is_trusted() || kit.name == "repo");
-/// assert!(reviewed.trusts(&Kit::new("repo").with_origin(Origin::Project)));
-/// ```
-#[derive(Clone)]
-pub struct TrustPolicy(Arc<dyn Fn(&Kit) -> bool + Send + Sync>);
-
-impl TrustPolicy {
-    /// A policy from a function of the kit.
-    ///
-    /// ```
-    /// let nobody = skillkit::agent::TrustPolicy::new(|_| false);
-    /// assert!(!nobody.trusts(&skillkit::Kit::new("k")));
-    /// ```
-    pub fn new(trusts: impl Fn(&Kit) -> bool + Send + Sync + 'static) -> Self {
-        TrustPolicy(Arc::new(trusts))
-    }
-
-    /// Whether the skills of `kit` may pre-approve tools.
-    ///
-    /// ```
-    /// assert!(skillkit::agent::TrustPolicy::default().trusts(&skillkit::Kit::new("k")));
-    /// ```
-    pub fn trusts(&self, kit: &Kit) -> bool {
-        (self.0)(kit)
-    }
-}
-
-impl Default for TrustPolicy {
-    /// Trusts by origin ([`Origin::is_trusted`](crate::Origin::is_trusted)).
-    fn default() -> Self {
-        TrustPolicy::new(|kit| kit.origin.is_trusted())
-    }
-}
-
-impl fmt::Debug for TrustPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("TrustPolicy(..)")
     }
 }

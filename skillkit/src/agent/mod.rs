@@ -69,6 +69,7 @@ mod run;
 mod schema;
 mod stream;
 mod toolset;
+mod trust;
 
 use std::sync::{Arc, Mutex};
 
@@ -78,7 +79,7 @@ use tracing::Instrument;
 
 pub use crate::agent_definition::AgentDefinition;
 pub use activate::ACTIVATE_SKILL;
-pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest, TrustPolicy};
+pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
 pub use error::AgentError;
 pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
 pub use handle::{Agent, AgentController};
@@ -87,6 +88,7 @@ pub use options::{
     AgentOptions, DEFAULT_MAX_AGENT_DEPTH, DEFAULT_MAX_TURNS, DEFAULT_MODEL,
     DEFAULT_TOOL_CONCURRENCY, DEFAULT_TOOL_TIMEOUT,
 };
+pub use trust::{MAX_TRUSTED_BYTES, TrustPolicy, TrustStore, Trusted};
 
 // What the MCP server shares with the agent runtime: the one path that runs a
 // tool call (its tool set, cached per change of the catalog, and the runner),
