@@ -117,10 +117,20 @@ async fn missing_or_empty_required_fields() {
         "missing required field `description`",
     )
     .await;
+    // A missing `name` is not one: the skill takes its folder's name, with a
+    // warning (the lenient loading of Claude Code, `tests/lenient.rs`).
+    let (names, diagnostics) = load_with(b"---\ndescription: d\n---\n").await;
+    assert_eq!(names, ["k:bad", "k:good"]);
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| !d.is_error() && d.message.starts_with("missing field `name`")),
+        "{diagnostics:?}"
+    );
     assert_skipped(
-        b"---\ndescription: d\n---\n",
-        1,
-        "missing required field `name`",
+        b"---\nname:\ndescription: d\n---\n",
+        2,
+        "field `name` is empty",
     )
     .await;
     assert_skipped(

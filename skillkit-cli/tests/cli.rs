@@ -354,5 +354,46 @@ fn trust_lists_and_revokes_a_folder_until_it_changes() {
     assert!(
         String::from_utf8_lossy(&nowhere.stderr)
             .contains("neither a folder nor an imported source")
+
+/// A skill written for Claude Code (no `name`, an unquoted `: ` in its
+/// description) is listed with a warning for each; `validate` still fails it.
+#[test]
+fn list_warns_about_lenient_loading_and_validate_still_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("kit/pdf-reader");
+    write(
+        &skill.join("SKILL.md"),
+        "---\ndescription: Use when: the user asks about PDFs\n---\nRead it.\n",
+    );
+    let out = skillkit(&["list", dir.path().join("kit").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.contains("  skill kit:pdf-reader: Use when: the user asks about PDFs"),
+        "{text}"
+    );
+    let file = skill.join("SKILL.md");
+    assert!(
+        text.contains(&format!(
+            "{}:1:1: warning: missing field `name`: the skill takes its folder's name \
+             `pdf-reader`; add `name: pdf-reader` to the frontmatter",
+            file.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{}:2:14: warning: the value of `description` contains `: ` without quotes",
+            file.display()
+        )),
+        "{text}"
+    );
+
+    let out = skillkit(&["validate", skill.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("{}:2:", file.display())) && text.contains("error: invalid YAML"),
+        "{text}"
     );
 }

@@ -183,7 +183,11 @@ mod tests {
     fn every_broken_file_is_reported_with_a_relative_path() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        write(root, "kit/skills/a/SKILL.md", "---\ndescription: d\n---\n");
+        write(
+            root,
+            "kit/skills/a/SKILL.md",
+            "---\nname:\ndescription: d\n---\n",
+        );
         write(root, "kit/skills/b/SKILL.md", "---\nname: b\n---\n");
         write(
             root,
@@ -196,11 +200,7 @@ mod tests {
             errors[0].path.as_deref(),
             Some(Path::new("kit/skills/a/SKILL.md"))
         );
-        assert!(
-            errors[0]
-                .message
-                .starts_with("missing required field `name`")
-        );
+        assert!(errors[0].message.starts_with("field `name` is empty"));
         assert_eq!(
             errors[1].path.as_deref(),
             Some(Path::new("kit/skills/b/SKILL.md"))

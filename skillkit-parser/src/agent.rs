@@ -67,8 +67,9 @@ impl AgentDocument {
     /// ```
     pub fn parse(text: &str, default_name: Option<&str>) -> Result<Self, Diagnostic> {
         let split = frontmatter::split(text)?;
-        let map = frontmatter::parse_mapping(split.yaml, split.yaml_line)?;
+        let (map, yaml_warnings) = frontmatter::parse_mapping_lenient(split.yaml, split.yaml_line)?;
         let mut fields = Fields::new(map, split.yaml, split.yaml_line);
+        fields.warnings.extend(yaml_warnings);
         let name = match (fields.has("name"), default_name) {
             (false, Some(default)) => default.to_owned(),
             _ => fields.required("name", "my-agent")?,
@@ -163,6 +164,18 @@ mod tests {
                 .unwrap();
         assert_eq!(doc.max_turns, None);
         assert_eq!(doc.warnings[0].line, 4);
+    }
+
+    #[test]
+    fn unquoted_colon_values_read_as_text_with_a_warning() {
+        let doc = AgentDocument::parse(
+            "---\ndescription: Reviews code: diffs and files\n---\nReview.\n",
+            Some("review"),
+        )
+        .unwrap();
+        assert_eq!(doc.description, "Reviews code: diffs and files");
+        assert_eq!(doc.warnings.len(), 1, "{:?}", doc.warnings);
+        assert_eq!(doc.warnings[0].line, 2);
     }
 
     #[test]

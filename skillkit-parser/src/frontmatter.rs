@@ -7,6 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::Diagnostic;
 
+mod lenient;
+
 /// A document cut into its YAML frontmatter and its markdown body.
 ///
 /// ```
@@ -202,6 +204,39 @@ pub fn parse_mapping(yaml: &str, yaml_line: usize) -> Result<Map<String, Value>,
             ),
         )),
     }
+}
+
+/// Parses frontmatter YAML as [`parse_mapping`] does, but leniently, as the
+/// Agent Skills client guide asks and Claude Code does when loading: YAML that
+/// does not parse because a top-level value contains `: ` without quotes
+/// (`description: Use when: …`) is read with that value as text, and each such
+/// line is a warning saying to quote it. Any other problem is
+/// [`parse_mapping`]'s diagnostic. Loading uses this; strict validation
+/// ([`crate::validate`]) does not.
+///
+/// ```
+/// use skillkit_parser::frontmatter::{parse_mapping, parse_mapping_lenient};
+/// let yaml = "name: pdf\ndescription: Use when: the user asks about PDFs\n";
+/// assert!(parse_mapping(yaml, 2).is_err());
+/// let (map, warnings) = parse_mapping_lenient(yaml, 2).unwrap();
+/// assert_eq!(map["description"], "Use when: the user asks about PDFs");
+/// assert_eq!(warnings[0].line, 3);
+/// ```
+pub fn parse_mapping_lenient(
+    yaml: &str,
+    yaml_line: usize,
+) -> Result<(Map<String, Value>, Vec<Diagnostic>), Diagnostic> {
+    let strict = match parse_mapping(yaml, yaml_line) {
+        Ok(map) => return Ok((map, Vec::new())),
+        Err(d) => d,
+    };
+    lenient::quote_colon_values(yaml, yaml_line)
+        .and_then(|(quoted, warnings)| {
+            parse_mapping(&quoted, yaml_line)
+                .ok()
+                .map(|map| (map, warnings))
+        })
+        .ok_or(strict)
 }
 
 fn kind_of(value: &Value) -> &'static str {

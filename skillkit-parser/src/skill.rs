@@ -21,10 +21,13 @@ pub const SKILL_FILE: &str = "SKILL.md";
 
 /// A parsed `SKILL.md`.
 ///
-/// Loading is lenient (the Agent Skills client guide): only a missing or empty
-/// `name` or `description` and broken frontmatter refuse the file; other problems
-/// are [`warnings`](SkillDocument::warnings) and the skill loads. Strict checks are
-/// [`crate::validate`].
+/// Loading is lenient (the Agent Skills client guide, and Claude Code): only a
+/// missing or empty `description`, an empty `name` and broken frontmatter refuse
+/// the file; other problems are [`warnings`](SkillDocument::warnings) and the
+/// skill loads. A file read from a folder without `name` takes the folder's name,
+/// and a top-level value containing `: ` without quotes is read as text (see
+/// [`frontmatter::parse_mapping_lenient`]), each with a warning. Strict checks
+/// are [`crate::validate`], which reports both.
 ///
 /// ```
 /// let doc = skillkit_parser::SkillDocument::parse(
@@ -80,9 +83,24 @@ impl SkillDocument {
     /// by [`SkillDocument::read_open`]), else the rest of `text`.
     fn parse_in(text: &str, body: Option<String>, dir: Option<&str>) -> Result<Self, Diagnostic> {
         let split = frontmatter::split(text)?;
-        let map = frontmatter::parse_mapping(split.yaml, split.yaml_line)?;
+        let (map, yaml_warnings) = frontmatter::parse_mapping_lenient(split.yaml, split.yaml_line)?;
         let mut fields = Fields::new(map, split.yaml, split.yaml_line);
-        let name = fields.required("name", "my-skill")?;
+        fields.warnings.extend(yaml_warnings);
+        let name = match dir {
+            // Claude Code's rule: a skill without `name` is named after its folder.
+            Some(dir) if !fields.has("name") => {
+                fields.warnings.push(Diagnostic::warning(
+                    1,
+                    1,
+                    format!(
+                        "missing field `name`: the skill takes its folder's name `{dir}`; \
+                         add `name: {dir}` to the frontmatter"
+                    ),
+                ));
+                dir.to_owned()
+            }
+            _ => fields.required("name", "my-skill")?,
+        };
         let description =
             fields.required("description", "What the skill does and when to use it.")?;
         let name_line = fields.line("name");
@@ -310,6 +328,49 @@ mod tests {
         let doc = SkillDocument::parse("---\nname: Read_File\ndescription: d\n---\n").unwrap();
         assert_eq!(doc.name, "Read_File");
         assert!(!doc.warnings.is_empty());
+    }
+
+    #[test]
+    fn missing_name_takes_the_folder_name_with_a_warning() {
+        let doc = SkillDocument::parse_file(
+            "skills/pdf-reader/SKILL.md".as_ref(),
+            b"---\ndescription: Reads PDFs.\n---\nBody\n",
+        )
+        .unwrap();
+        assert_eq!(doc.name, "pdf-reader");
+        assert_eq!(doc.warnings.len(), 1, "{:?}", doc.warnings);
+        assert_eq!(
+            doc.warnings[0].to_string(),
+            "skills/pdf-reader/SKILL.md:1:1: warning: missing field `name`: the skill takes its \
+             folder's name `pdf-reader`; add `name: pdf-reader` to the frontmatter"
+        );
+        // Without a folder there is no name to take.
+        let err = SkillDocument::parse("---\ndescription: d\n---\n").unwrap_err();
+        assert!(err.message.contains("add `name:"), "{}", err.message);
+    }
+
+    #[test]
+    fn unquoted_colon_values_read_as_text_with_a_warning() {
+        let doc = SkillDocument::parse(
+            "---\nname: pdf\ndescription: Use when: the user asks about PDFs\n\
+             argument-hint: [file]\n---\nBody\n",
+        )
+        .unwrap();
+        assert_eq!(doc.description, "Use when: the user asks about PDFs");
+        assert_eq!(doc.extra["argument-hint"], serde_json::json!(["file"]));
+        assert_eq!(doc.warnings.len(), 1, "{:?}", doc.warnings);
+        assert_eq!((doc.warnings[0].line, doc.warnings[0].column), (3, 14));
+        assert!(
+            doc.warnings[0]
+                .message
+                .contains("put it in double quotes, as `description: \"...\"`"),
+            "{}",
+            doc.warnings[0].message
+        );
+        // Other broken YAML still refuses the file, with the YAML error.
+        let err =
+            SkillDocument::parse("---\nname: a\ndescription: a: b\n  bad: [\n---\n").unwrap_err();
+        assert!(err.message.contains("invalid YAML"), "{}", err.message);
     }
 
     #[test]

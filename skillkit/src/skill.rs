@@ -528,8 +528,13 @@ impl Skill {
     /// * `$ARGUMENTS`: all arguments, as given;
     /// * `$ARGUMENTS[N]` and `$N`: argument `N` (0-based), only when it exists, so
     ///   `$5` in prose stays `$5` when fewer than six arguments were given;
-    /// * `$SKILL_DIR` / `${SKILL_DIR}`: the skill's directory, when it has one;
-    /// * `$SESSION_ID` / `${SESSION_ID}`: the session id, when given.
+    /// * `$SKILL_DIR` / `${SKILL_DIR}` / `${CLAUDE_SKILL_DIR}`: the skill's
+    ///   directory, when it has one;
+    /// * `$SESSION_ID` / `${SESSION_ID}` / `${CLAUDE_SESSION_ID}`: the session
+    ///   id, when given.
+    ///
+    /// Claude Code's `CLAUDE_` forms are substituted only with their braces, as
+    /// Claude Code documents them (`$CLAUDE_SKILL_DIR` stays as written).
     ///
     /// Arguments are split like a shell does (quotes group words). When the body
     /// has no argument token and arguments were given, they are appended as

@@ -1,4 +1,6 @@
-//! Template tokens in a skill body, substituted when the skill is activated.
+//! Template tokens in a skill body, substituted when the skill is activated:
+//! SkillKit's (`$ARGUMENTS`, `$N`, `$SKILL_DIR`, `$SESSION_ID`) and Claude
+//! Code's (`${CLAUDE_SKILL_DIR}`, `${CLAUDE_SESSION_ID}`), one token per value.
 
 /// Skill arguments: the text as given, and its words split like a shell does
 /// (single and double quotes group words; an unclosed quote runs to the end).
@@ -114,6 +116,11 @@ fn token(rest: &str) -> Option<(Token, usize)> {
         let index = rest[..digits].parse().ok()?;
         return Some((Token::Index(index), digits));
     }
+    let braced = |name: &str| {
+        rest.strip_prefix('{')
+            .and_then(|r| r.strip_prefix(name))
+            .is_some_and(|r| r.starts_with('}'))
+    };
     for (name, token) in [
         ("SKILL_DIR", Token::SkillDir),
         ("SESSION_ID", Token::SessionId),
@@ -121,11 +128,17 @@ fn token(rest: &str) -> Option<(Token, usize)> {
         if word(name) {
             return Some((token, name.len()));
         }
-        if rest
-            .strip_prefix('{')
-            .and_then(|r| r.strip_prefix(name))
-            .is_some_and(|r| r.starts_with('}'))
-        {
+        if braced(name) {
+            return Some((token, name.len() + 2));
+        }
+    }
+    // Claude Code's names for the same values, which it documents (and
+    // substitutes) only in braces.
+    for (name, token) in [
+        ("CLAUDE_SKILL_DIR", Token::SkillDir),
+        ("CLAUDE_SESSION_ID", Token::SessionId),
+    ] {
+        if braced(name) {
             return Some((token, name.len() + 2));
         }
     }
@@ -221,6 +234,36 @@ mod tests {
         assert_eq!(skill.render("", None).unwrap(), "$SKILL_DIR/${SKILL_DIR}/x");
         let skill = skill.with_location("/k/s/SKILL.md");
         assert_eq!(skill.render("", None).unwrap(), "/k/s//k/s/x");
+    }
+
+    #[test]
+    fn claude_code_tokens_are_the_same_tokens() {
+        let body = "${CLAUDE_SKILL_DIR}/scripts/run.py ${CLAUDE_SESSION_ID}.log";
+        let skill = Skill::new("k:s", "d")
+            .with_body(body)
+            .with_location("/k/s/SKILL.md");
+        assert_eq!(
+            skill.render("", Some("sess-1")).unwrap(),
+            "/k/s/scripts/run.py sess-1.log"
+        );
+        // Without a directory or a session they stay, as `${SKILL_DIR}` does.
+        let bare = Skill::new("k:s", "d").with_body(body);
+        assert_eq!(bare.render("", None).unwrap(), body);
+    }
+
+    #[test]
+    fn claude_code_tokens_need_their_braces() {
+        // Claude Code documents only the braced forms; `$CLAUDE_SKILL_DIR`
+        // is a shell variable's text, left for the shell.
+        let skill = Skill::new("k:s", "d")
+            .with_body(
+                "$CLAUDE_SKILL_DIR $CLAUDE_SESSION_ID ${CLAUDE_SKILL_DIRS} ${CLAUDE_SESSION_ID",
+            )
+            .with_location("/k/s/SKILL.md");
+        assert_eq!(
+            skill.render("", Some("sess-1")).unwrap(),
+            "$CLAUDE_SKILL_DIR $CLAUDE_SESSION_ID ${CLAUDE_SKILL_DIRS} ${CLAUDE_SESSION_ID"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 use skillkit::{Kit, ToolExecution, ToolOutcome};
 
 #[derive(Kit)]
-#[kit(path = "ui/kits/missing_name", name = "files")]
+#[kit(path = "ui/kits/empty_name", name = "files")]
 struct Files;
 
 impl skillkit::EmbeddedKit for Files {
