@@ -5,6 +5,7 @@
 //! the [`Streamable`](crate::llm::Streamable) impl of [`wire::StreamEvent`]
 //! turns the API's events into universal events; [`Anthropic`] is the glue.
 
+mod delta;
 mod encode;
 mod streamable;
 pub mod wire;

@@ -1,0 +1,196 @@
+//! Reading `content_block_delta` events, nearly every event of a stream.
+//!
+//! The API writes them compactly and always the same way:
+//! `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`.
+//! Deserializing that through serde's derived code costs several times the
+//! SSE framing around it (field-name matching on two nested objects, a
+//! buffered tag, one `String` per absent field); this reads the compact form
+//! directly and gives anything else, byte for byte, to serde.
+
+use crate::llm::anthropic::wire::{ContentBlockDelta, Delta};
+
+impl ContentBlockDelta {
+    /// The delta in `data`: the compact form read directly, any other form
+    /// (spaces, other key orders, extra fields, unknown delta types) by serde.
+    pub(crate) fn from_json(data: &str) -> serde_json::Result<Self> {
+        match compact(data) {
+            Some(delta) => Ok(delta),
+            None => serde_json::from_str(data),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Text,
+    Json,
+    Thinking,
+    Signature,
+}
+
+/// Each delta type and what follows `"type":"` up to its value's opening quote.
+const KINDS: [(Kind, &str); 4] = [
+    (Kind::Text, r#"text_delta","text":"#),
+    (Kind::Json, r#"input_json_delta","partial_json":"#),
+    (Kind::Thinking, r#"thinking_delta","thinking":"#),
+    (Kind::Signature, r#"signature_delta","signature":"#),
+];
+
+/// The delta when `data` is in the compact form, else `None`.
+fn compact(data: &str) -> Option<ContentBlockDelta> {
+    let rest = data.strip_prefix(r#"{"type":"content_block_delta","index":"#)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    // JSON numbers have no leading zero; long ones go to serde.
+    if digits == 0 || digits > 9 || (digits > 1 && rest.starts_with('0')) {
+        return None;
+    }
+    let index = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix(r#","delta":{"type":""#)?;
+    // Text first: it is most deltas.
+    let (kind, rest) = KINDS
+        .iter()
+        .find_map(|&(kind, head)| Some((kind, rest.strip_prefix(head)?)))?;
+    let (value, rest) = string(rest)?;
+    if rest != "}}" {
+        return None;
+    }
+    let delta = match kind {
+        Kind::Text => Delta::TextDelta { text: value },
+        Kind::Json => Delta::InputJsonDelta {
+            partial_json: value,
+        },
+        Kind::Thinking => Delta::ThinkingDelta { thinking: value },
+        Kind::Signature => Delta::SignatureDelta { signature: value },
+    };
+    Some(ContentBlockDelta { index, delta })
+}
+
+/// The JSON string that `s` starts with, and what follows it. `None` when `s`
+/// does not start with a valid string.
+fn string(s: &str) -> Option<(String, &str)> {
+    let bytes = s.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    // One pass: the closing quote, whether there are escapes, and no raw
+    // control character (JSON requires them escaped). Strings here are short.
+    let mut escaped = false;
+    let mut at = 1;
+    let end = loop {
+        match *bytes.get(at)? {
+            b'"' => break at,
+            b'\\' => {
+                // A backslash and the character it escapes.
+                escaped = true;
+                at += 2;
+            }
+            0..=0x1f => return None,
+            _ => at += 1,
+        }
+    };
+    let value = if escaped {
+        // Escapes (\n, \", \uD83D\uDE00…) are serde's to read and check.
+        serde_json::from_str(&s[..=end]).ok()?
+    } else {
+        s[1..end].to_owned()
+    };
+    Some((value, &s[end + 1..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde(data: &str) -> Option<ContentBlockDelta> {
+        serde_json::from_str(data).ok()
+    }
+
+    fn text(index: usize, text: &str) -> ContentBlockDelta {
+        ContentBlockDelta {
+            index,
+            delta: Delta::TextDelta { text: text.into() },
+        }
+    }
+
+    #[test]
+    fn the_compact_form_reads_as_serde_reads_it() {
+        let cases = [
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":""}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"na\u00efve \ud83d\ude00 \"q\" a\\b\n"}}"#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm 😀"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#,
+        ];
+        for data in cases {
+            let fast = compact(data);
+            assert!(fast.is_some(), "not read directly: {data}");
+            assert_eq!(fast, serde(data), "{data}");
+        }
+    }
+
+    #[test]
+    fn other_forms_go_to_serde_with_the_same_result() {
+        let cases = [
+            // Spaces, another key order, an extra field, an unknown delta type.
+            r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}"#,
+            r#"{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi","extra":1}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}"#,
+            r#"{"type":"content_block_delta","index":00,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_delta","index":99999999999,"delta":{"type":"text_delta","text":"Hi"}}"#,
+        ];
+        for data in cases {
+            assert_eq!(compact(data), None, "read directly: {data}");
+            let read = ContentBlockDelta::from_json(data).ok();
+            assert_eq!(read, serde(data), "{data}");
+        }
+        assert_eq!(
+            ContentBlockDelta::from_json(cases[0]).unwrap(),
+            text(0, "Hi")
+        );
+    }
+
+    #[test]
+    fn invalid_json_is_an_error_as_with_serde() {
+        let cases = [
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\u{1}b\"}}",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\xb"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ab"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ab"}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ab"}}}"#,
+        ];
+        for data in cases {
+            assert_eq!(compact(data), None, "read directly: {data}");
+            assert!(ContentBlockDelta::from_json(data).is_err(), "{data}");
+        }
+    }
+
+    #[test]
+    fn every_delta_of_the_fixtures_reads_as_serde_reads_it() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/llm/anthropic"
+        );
+        let mut read = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let body = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for line in body.lines() {
+                let Some(data) = line.strip_prefix("data: ") else {
+                    continue;
+                };
+                if !data.contains("\"content_block_delta\"") {
+                    continue;
+                }
+                let expected = serde(data);
+                assert_eq!(ContentBlockDelta::from_json(data).ok(), expected, "{data}");
+                if let Some(fast) = compact(data) {
+                    assert_eq!(Some(fast), expected, "{data}");
+                    read += 1;
+                }
+            }
+        }
+        assert!(read > 6000, "only {read} deltas read directly");
+    }
+}
