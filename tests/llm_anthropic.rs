@@ -7,8 +7,7 @@ mod support;
 use serde_json::json;
 use skillkit::llm::anthropic::{Anthropic, Decoder};
 use skillkit::llm::{
-    Event, LlmError, LlmProvider, Message, Options, Request, RetryPolicy, StopReason, ToolCall,
-    Usage,
+    Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, ToolCall, Usage,
 };
 use support::{Reply, Server, done, drain, fixture, usage};
 

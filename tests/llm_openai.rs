@@ -7,7 +7,7 @@ mod support;
 use serde_json::json;
 use skillkit::llm::openai::{Decoder, MaxTokensField, OpenAi};
 use skillkit::llm::{
-    Event, LlmError, LlmProvider, Message, Options, Request, RetryPolicy, StopReason, Usage,
+    Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, Usage,
 };
 use support::{Reply, Server, done, drain, fixture, usage};
 

@@ -5,7 +5,7 @@
 //! The layers, for every vendor: the vendor's own wire types (they know
 //! nothing of SkillKit) → [`Streamable`] (one vendor event + an accumulator →
 //! universal events) → [`Event`]. An adapter ([`anthropic::Anthropic`],
-//! [`openai::OpenAi`], [`Scripted`], your own [`LlmProvider`]) is the thin glue:
+//! [`openai::OpenAi`], [`Scripted`], your own [`Adapter`]) is the thin glue:
 //! it encodes [`Message`]s for the vendor, sends them, and wires the answer
 //! through `Streamable`.
 //!
@@ -25,6 +25,7 @@
 //! # });
 //! ```
 
+mod adapter;
 #[cfg(feature = "llm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod anthropic;
@@ -37,7 +38,6 @@ mod message;
 #[cfg(feature = "llm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod openai;
-mod provider;
 mod registry;
 mod request;
 mod response;
@@ -50,12 +50,20 @@ mod transport;
 #[cfg(feature = "llm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub use crate::retry::RetryPolicy;
+pub use adapter::{Adapter, EventStream};
 pub use decoder::{Decoder, FromSse};
 pub use error::LlmError;
 pub use event::{Accumulator, Event, StopReason, Streamable, Usage};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResult};
-pub use provider::{EventStream, LlmProvider};
 pub use registry::{ModelUri, Registry};
 pub use request::{ApiKey, Options, Request, ToolDefinition};
 pub use response::Response;
 pub use scripted::{Reply, Scripted};
+
+/// Names that left the LLM layer's public API; each must fail to compile.
+///
+/// ```compile_fail
+/// use skillkit::llm::LlmProvider; // now `skillkit::llm::Adapter`
+/// ```
+#[cfg(doctest)]
+pub struct RemovedNames;

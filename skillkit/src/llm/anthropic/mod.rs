@@ -18,7 +18,7 @@ pub use streamable::Accumulator;
 
 use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
 use crate::llm::transport::{self, HttpRequest};
-use crate::llm::{ApiKey, EventStream, LlmError, LlmProvider, Options, Request, RetryPolicy};
+use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, RetryPolicy};
 
 /// Decodes an Anthropic response body into universal events.
 pub type Decoder = crate::llm::Decoder<wire::StreamEvent>;
@@ -37,10 +37,10 @@ const API_VERSION: &str = "2023-06-01";
 ///
 /// The API key comes from the request options, else the adapter's
 /// configuration, else `ANTHROPIC_API_KEY` (read at request time); with none,
-/// [`stream`](LlmProvider::stream) fails before sending anything.
+/// [`stream`](Adapter::stream) fails before sending anything.
 ///
 /// ```
-/// use skillkit::llm::{LlmError, LlmProvider, Message, Request, anthropic::Anthropic};
+/// use skillkit::llm::{LlmError, Adapter, Message, Request, anthropic::Anthropic};
 /// let adapter = Anthropic::builder().base_url("http://127.0.0.1:9").api_key("sk-test").build();
 /// assert_eq!(adapter.default_model(), Some("claude-sonnet-4-6"));
 /// assert!(!format!("{adapter:?}").contains("sk-test"));
@@ -214,7 +214,7 @@ impl AnthropicBuilder {
 }
 
 #[async_trait::async_trait]
-impl LlmProvider for Anthropic {
+impl Adapter for Anthropic {
     fn name(&self) -> &str {
         "anthropic"
     }

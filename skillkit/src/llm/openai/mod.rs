@@ -19,7 +19,7 @@ pub use streamable::Accumulator;
 
 use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
 use crate::llm::transport::{self, HttpRequest};
-use crate::llm::{ApiKey, EventStream, LlmError, LlmProvider, Options, Request, RetryPolicy};
+use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, RetryPolicy};
 
 /// Decodes an OpenAI-compatible response body into universal events.
 pub type Decoder = crate::llm::Decoder<wire::StreamEvent>;
@@ -55,7 +55,7 @@ pub enum MaxTokensField {
 /// header is sent (local servers need none).
 ///
 /// ```
-/// use skillkit::llm::{LlmProvider, openai::OpenAi};
+/// use skillkit::llm::{Adapter, openai::OpenAi};
 /// let ollama = OpenAi::builder()
 ///     .base_url("http://localhost:11434/v1")
 ///     .default_model("llama3.1:8b")
@@ -250,7 +250,7 @@ impl OpenAiBuilder {
 }
 
 #[async_trait::async_trait]
-impl LlmProvider for OpenAi {
+impl Adapter for OpenAi {
     fn name(&self) -> &str {
         "openai"
     }
