@@ -1,11 +1,11 @@
-//! The Anthropic adapter against recorded-format SSE fixtures, in memory and
-//! through a real HTTP server on 127.0.0.1.
+//! The Anthropic adapter against recorded-format SSE fixtures, replayed from
+//! memory (`Anthropic::replay`) and through a real HTTP server on 127.0.0.1.
 
 #[path = "llm_support.rs"]
 mod support;
 
 use serde_json::json;
-use skillkit::llm::anthropic::{Anthropic, Decoder};
+use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::{
     Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, ToolCall, Usage,
 };
@@ -23,7 +23,7 @@ const FIXTURES: [&str; 8] = [
 ];
 
 fn decode(chunks: &[&[u8]]) -> Vec<Event> {
-    support::decode(Decoder::new(), chunks)
+    support::collect(Anthropic::replay(support::pieces(chunks)))
 }
 
 fn whole(name: &str) -> Vec<Event> {

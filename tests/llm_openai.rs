@@ -5,7 +5,7 @@
 mod support;
 
 use serde_json::json;
-use skillkit::llm::openai::{Decoder, MaxTokensField, OpenAi};
+use skillkit::llm::openai::{MaxTokensField, OpenAi};
 use skillkit::llm::{
     Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, Usage,
 };
@@ -22,7 +22,7 @@ const FIXTURES: [&str; 7] = [
 ];
 
 fn decode(chunks: &[&[u8]]) -> Vec<Event> {
-    support::decode(Decoder::new(), chunks)
+    support::collect(OpenAi::replay(support::pieces(chunks)))
 }
 
 fn whole(name: &str) -> Vec<Event> {

@@ -1,27 +1,27 @@
 //! The Anthropic Messages API adapter.
 //!
-//! Layers, as for every adapter: [`wire`] holds the API's own types (they know
+//! Layers, as for every adapter: `wire` holds the API's own types (they know
 //! nothing of SkillKit); `encode` turns SkillKit messages into a request body;
-//! the [`Streamable`](crate::llm::Streamable) impl of [`wire::StreamEvent`]
-//! turns the API's events into universal events; [`Anthropic`] is the glue.
+//! the [`Streamable`](crate::llm::Streamable) impl of `wire::StreamEvent`
+//! turns the API's events into universal events (`delta` reads the bulk of
+//! them fast); [`Anthropic`] is the glue.
 
 mod delta;
 mod encode;
 mod streamable;
-pub mod wire;
+mod wire;
 
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
-
-pub use streamable::Accumulator;
 
 use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
 use crate::llm::transport::{self, HttpRequest};
 use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, RetryPolicy};
 
 /// Decodes an Anthropic response body into universal events.
-pub type Decoder = crate::llm::Decoder<wire::StreamEvent>;
+#[cfg(test)]
+pub(crate) type Decoder = crate::llm::sse::Decoder<wire::StreamEvent>;
 
 /// The environment variable read for the API key when none is configured.
 pub const API_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
@@ -81,6 +81,38 @@ impl Anthropic {
     /// ```
     pub fn builder() -> AnthropicBuilder {
         AnthropicBuilder::default()
+    }
+
+    /// The events of a recorded Messages API answer: its server-sent events
+    /// body, in the pieces it came in, decoded exactly as [`stream`](Adapter::stream)
+    /// decodes a live one. For tests and offline demos that replay real
+    /// answers, and for bodies fetched by an HTTP client of your own.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use skillkit::llm::{Response, anthropic::Anthropic};
+    /// let body = concat!(
+    ///     "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+    ///     "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+    ///     "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
+    ///     "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    ///     "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n",
+    ///     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+    /// );
+    /// // Split anywhere, as a network splits it.
+    /// let events = Anthropic::replay(body.as_bytes().chunks(7));
+    /// let response = Response::collect(events).await.unwrap();
+    /// assert_eq!(response.message.text, "Hi");
+    /// assert_eq!(response.usage.output_tokens, 2);
+    /// # });
+    /// ```
+    pub fn replay<I>(body: I) -> EventStream
+    where
+        I: IntoIterator,
+        I::IntoIter: Send + 'static,
+        I::Item: AsRef<[u8]>,
+    {
+        crate::llm::replay::replay::<wire::StreamEvent, I>(body)
     }
 }
 

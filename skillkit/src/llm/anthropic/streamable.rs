@@ -4,7 +4,8 @@ use serde_json::Value;
 
 use crate::llm::anthropic::wire::{self, ContentBlock, Delta, StreamEvent};
 use crate::llm::sse::Frame;
-use crate::llm::{Event, FromSse, LlmError, StopReason, Streamable, Usage};
+use crate::llm::sse::FromSse;
+use crate::llm::{Event, LlmError, StopReason, Streamable, Usage};
 
 const PROVIDER: &str = "anthropic";
 

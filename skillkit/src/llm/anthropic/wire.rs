@@ -245,6 +245,8 @@ pub struct ContentBlockDelta {
 }
 
 /// A piece of a content block.
+// The variants are named as the API names the delta types (`text_delta`, …).
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(from = "RawDelta")]
 pub enum Delta {
@@ -361,11 +363,4 @@ pub struct ApiError {
     /// What happened.
     #[serde(default)]
     pub message: String,
-}
-
-/// The body of an HTTP error response: `{"type": "error", "error": {…}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ErrorBody {
-    /// The error.
-    pub error: ApiError,
 }
