@@ -1,6 +1,7 @@
 //! Replaying a recorded response body through a [`Decoder`]: the adapters'
 //! `replay`.
 
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -20,7 +21,7 @@ where
     Box::pin(Replay::<E, I::IntoIter> {
         decoder: Decoder::new(),
         body: Some(body.into_iter()),
-        pending: Vec::new().into_iter(),
+        pending: VecDeque::new(),
     })
 }
 
@@ -28,8 +29,9 @@ struct Replay<E: Streamable, I> {
     decoder: Decoder<E>,
     /// `None` once the body is read to its end.
     body: Option<I>,
-    /// Events decoded and not yet yielded.
-    pending: std::vec::IntoIter<Event>,
+    /// Events decoded and not yet yielded; its buffer is reused for every
+    /// piece of the body.
+    pending: VecDeque<Event>,
 }
 
 // Nothing is pinned: the stream is plain data.
@@ -46,7 +48,7 @@ where
     fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Event>> {
         let this = self.get_mut();
         loop {
-            if let Some(event) = this.pending.next() {
+            if let Some(event) = this.pending.pop_front() {
                 return Poll::Ready(Some(event));
             }
             if this.decoder.has_ended() {
@@ -55,7 +57,8 @@ where
             let Some(body) = &mut this.body else {
                 return Poll::Ready(None);
             };
-            let mut events = Vec::new();
+            // Empty: back to a `Vec` (and later to a deque) without copying.
+            let mut events = Vec::from(std::mem::take(&mut this.pending));
             match body.next() {
                 Some(bytes) => this.decoder.feed(bytes.as_ref(), &mut events),
                 None => {
@@ -63,7 +66,7 @@ where
                     this.decoder.finish(&mut events);
                 }
             }
-            this.pending = events.into_iter();
+            this.pending = VecDeque::from(events);
         }
     }
 }

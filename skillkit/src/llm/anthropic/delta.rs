@@ -88,13 +88,41 @@ fn string(s: &str) -> Option<(String, &str)> {
             _ => at += 1,
         }
     };
-    let value = if escaped {
-        // Escapes (\n, \", \uD83D\uDE00…) are serde's to read and check.
-        serde_json::from_str(&s[..=end]).ok()?
-    } else {
-        s[1..end].to_owned()
+    let inner = &s[1..end];
+    let value = match escaped {
+        false => inner.to_owned(),
+        true => match unescape(inner) {
+            Some(value) => value,
+            // `\u` escapes (and invalid ones) are serde's to read and check.
+            None => serde_json::from_str(&s[..=end]).ok()?,
+        },
     };
     Some((value, &s[end + 1..]))
+}
+
+/// `inner` with its one-character escapes (`\"`, `\\`, `\n`, …) resolved;
+/// `None` when it holds a `\u` escape or an invalid one.
+fn unescape(inner: &str) -> Option<String> {
+    let mut value = String::with_capacity(inner.len());
+    let mut rest = inner;
+    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
+        value.push_str(&rest[..at]);
+        value.push(match rest.as_bytes().get(at + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            _ => return None,
+        });
+        // The escaped character is ASCII: `at + 2` is a character boundary.
+        rest = &rest[at + 2..];
+    }
+    value.push_str(rest);
+    Some(value)
 }
 
 #[cfg(test)]
@@ -118,6 +146,7 @@ mod tests {
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
             r#"{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":""}}"#,
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"na\u00efve \ud83d\ude00 \"q\" a\\b\n"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"\\\\n \\\" \/\b\f\n\r\t é\\"}}"#,
             r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm 😀"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#,
