@@ -12,6 +12,7 @@ use crate::llm::anthropic::wire::{ContentBlockDelta, Delta};
 impl ContentBlockDelta {
     /// The delta in `data`: the compact form read directly, any other form
     /// (spaces, other key orders, extra fields, unknown delta types) by serde.
+    #[inline]
     pub(crate) fn from_json(data: &str) -> serde_json::Result<Self> {
         match compact(data) {
             Some(delta) => Ok(delta),
@@ -37,6 +38,7 @@ const KINDS: [(Kind, &str); 4] = [
 ];
 
 /// The delta when `data` is in the compact form, else `None`.
+#[inline]
 fn compact(data: &str) -> Option<ContentBlockDelta> {
     let rest = data.strip_prefix(r#"{"type":"content_block_delta","index":"#)?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
@@ -55,19 +57,46 @@ fn compact(data: &str) -> Option<ContentBlockDelta> {
         return None;
     }
     let delta = match kind {
-        Kind::Text => Delta::TextDelta { text: value },
-        Kind::Json => Delta::InputJsonDelta {
-            partial_json: value,
+        Kind::Text => Delta::TextDelta {
+            text: value.read()?,
         },
-        Kind::Thinking => Delta::ThinkingDelta { thinking: value },
-        Kind::Signature => Delta::SignatureDelta { signature: value },
+        Kind::Json => Delta::InputJsonDelta {
+            partial_json: value.read()?,
+        },
+        // Not kept, but checked as serde would.
+        Kind::Thinking => value.check().then_some(Delta::ThinkingDelta)?,
+        Kind::Signature => value.check().then_some(Delta::SignatureDelta)?,
     };
     Some(ContentBlockDelta { index, delta })
 }
 
+/// A JSON string as written, quotes included.
+struct Written<'a> {
+    quoted: &'a str,
+    /// Whether it holds a backslash escape.
+    escaped: bool,
+}
+
+impl Written<'_> {
+    /// The string's value; `None` for an invalid escape.
+    fn read(&self) -> Option<String> {
+        let inner = &self.quoted[1..self.quoted.len() - 1];
+        match self.escaped {
+            false => Some(inner.to_owned()),
+            // `\u` escapes (and invalid ones) are serde's to read and check.
+            true => unescape(inner).or_else(|| serde_json::from_str(self.quoted).ok()),
+        }
+    }
+
+    /// Whether the string is valid, without keeping its value.
+    fn check(&self) -> bool {
+        !self.escaped || serde_json::from_str::<serde::de::IgnoredAny>(self.quoted).is_ok()
+    }
+}
+
 /// The JSON string that `s` starts with, and what follows it. `None` when `s`
-/// does not start with a valid string.
-fn string(s: &str) -> Option<(String, &str)> {
+/// does not start with a string (or holds a raw control character).
+fn string(s: &str) -> Option<(Written<'_>, &str)> {
     let bytes = s.as_bytes();
     if bytes.first() != Some(&b'"') {
         return None;
@@ -88,16 +117,11 @@ fn string(s: &str) -> Option<(String, &str)> {
             _ => at += 1,
         }
     };
-    let inner = &s[1..end];
-    let value = match escaped {
-        false => inner.to_owned(),
-        true => match unescape(inner) {
-            Some(value) => value,
-            // `\u` escapes (and invalid ones) are serde's to read and check.
-            None => serde_json::from_str(&s[..=end]).ok()?,
-        },
+    let written = Written {
+        quoted: &s[..=end],
+        escaped,
     };
-    Some((value, &s[end + 1..]))
+    Some((written, &s[end + 1..]))
 }
 
 /// `inner` with its one-character escapes (`\"`, `\\`, `\n`, …) resolved;
@@ -149,6 +173,7 @@ mod tests {
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"\\\\n \\\" \/\b\f\n\r\t é\\"}}"#,
             r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm 😀"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"\"hmm\" \u00e9"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#,
         ];
         for data in cases {
@@ -185,6 +210,7 @@ mod tests {
         let cases = [
             "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\u{1}b\"}}",
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\xb"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"a\xb"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ab"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ab"}"#,

@@ -260,16 +260,10 @@ pub enum Delta {
         /// The fragment, not valid JSON on its own.
         partial_json: String,
     },
-    /// Thinking text to append.
-    ThinkingDelta {
-        /// The thinking text.
-        thinking: String,
-    },
-    /// The thinking block's signature.
-    SignatureDelta {
-        /// The signature.
-        signature: String,
-    },
+    /// Thinking text to append (not kept: SkillKit passes no thinking on).
+    ThinkingDelta,
+    /// The thinking block's signature (not kept).
+    SignatureDelta,
     /// Any other delta (citations, newer types).
     Other,
 }
@@ -284,10 +278,6 @@ struct RawDelta {
     text: String,
     #[serde(default)]
     partial_json: String,
-    #[serde(default)]
-    thinking: String,
-    #[serde(default)]
-    signature: String,
 }
 
 #[derive(Deserialize)]
@@ -308,12 +298,8 @@ impl From<RawDelta> for Delta {
             DeltaKind::InputJsonDelta => Delta::InputJsonDelta {
                 partial_json: raw.partial_json,
             },
-            DeltaKind::ThinkingDelta => Delta::ThinkingDelta {
-                thinking: raw.thinking,
-            },
-            DeltaKind::SignatureDelta => Delta::SignatureDelta {
-                signature: raw.signature,
-            },
+            DeltaKind::ThinkingDelta => Delta::ThinkingDelta,
+            DeltaKind::SignatureDelta => Delta::SignatureDelta,
             DeltaKind::Other => Delta::Other,
         }
     }
