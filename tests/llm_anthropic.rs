@@ -1,14 +1,13 @@
-//! The Anthropic adapter against recorded-format SSE fixtures, in memory and
-//! through a real HTTP server on 127.0.0.1.
+//! The Anthropic adapter against recorded-format SSE fixtures, replayed from
+//! memory (`Anthropic::replay`) and through a real HTTP server on 127.0.0.1.
 
 #[path = "llm_support.rs"]
 mod support;
 
 use serde_json::json;
-use skillkit::llm::anthropic::{Anthropic, Decoder};
+use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::{
-    Event, LlmError, LlmProvider, Message, Options, Request, RetryPolicy, StopReason, ToolCall,
-    Usage,
+    Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, ToolCall, Usage,
 };
 use support::{Reply, Server, done, drain, fixture, usage};
 
@@ -24,7 +23,7 @@ const FIXTURES: [&str; 8] = [
 ];
 
 fn decode(chunks: &[&[u8]]) -> Vec<Event> {
-    support::decode(Decoder::new(), chunks)
+    support::collect(Anthropic::replay(support::pieces(chunks)))
 }
 
 fn whole(name: &str) -> Vec<Event> {

@@ -5,7 +5,7 @@
 mod support;
 
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{LlmError, LlmProvider, Message, Request};
+use skillkit::llm::{Adapter, LlmError, Message, Request};
 use support::{Reply, Server, fixture};
 
 #[tokio::test]

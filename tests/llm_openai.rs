@@ -5,9 +5,9 @@
 mod support;
 
 use serde_json::json;
-use skillkit::llm::openai::{Decoder, MaxTokensField, OpenAi};
+use skillkit::llm::openai::{MaxTokensField, OpenAi};
 use skillkit::llm::{
-    Event, LlmError, LlmProvider, Message, Options, Request, RetryPolicy, StopReason, Usage,
+    Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, Usage,
 };
 use support::{Reply, Server, done, drain, fixture, usage};
 
@@ -22,7 +22,7 @@ const FIXTURES: [&str; 7] = [
 ];
 
 fn decode(chunks: &[&[u8]]) -> Vec<Event> {
-    support::decode(Decoder::new(), chunks)
+    support::collect(OpenAi::replay(support::pieces(chunks)))
 }
 
 fn whole(name: &str) -> Vec<Event> {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{Event, LlmError, LlmProvider, Message, Request, RetryPolicy, StopReason};
+use skillkit::llm::{Adapter, Event, LlmError, Message, Request, RetryPolicy, StopReason};
 use support::{Reply, Server, drain, fixture};
 
 const OVERLOADED: &str =

@@ -15,7 +15,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{LlmError, LlmProvider, Message, Request, Response, RetryPolicy};
+use skillkit::llm::{Adapter, LlmError, Message, Request, Response, RetryPolicy};
 use support::{Reply, Server, fixture};
 
 const COMPLETE: [&str; 6] = [

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use skillkit::llm::{Decoder, Event, EventStream, FromSse, StopReason, Streamable, Usage};
+use skillkit::llm::{Event, EventStream, StopReason, Usage};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -25,14 +25,14 @@ pub fn fixture_path(vendor: &str, name: &str) -> PathBuf {
         .join(format!("{name}.sse"))
 }
 
-/// The events `decoder` makes of `chunks`, fed one after the other.
-pub fn decode<E: Streamable + FromSse>(mut decoder: Decoder<E>, chunks: &[&[u8]]) -> Vec<Event> {
-    let mut events = Vec::new();
-    for chunk in chunks {
-        decoder.feed(chunk, &mut events);
-    }
-    decoder.finish(&mut events);
-    events
+/// `chunks` as owned pieces, for an adapter's `replay`.
+pub fn pieces(chunks: &[&[u8]]) -> Vec<Vec<u8>> {
+    chunks.iter().map(|chunk| chunk.to_vec()).collect()
+}
+
+/// Every event of a stream that needs no runtime (a replay).
+pub fn collect(events: EventStream) -> Vec<Event> {
+    futures::executor::block_on(events.collect())
 }
 
 /// A usage event with input and output tokens only.

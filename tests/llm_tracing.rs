@@ -9,7 +9,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{LlmProvider, Message, Request, RetryPolicy};
+use skillkit::llm::{Adapter, Message, Request, RetryPolicy};
 use support::{Reply, Server, drain, fixture};
 
 const OVERLOADED: &str =

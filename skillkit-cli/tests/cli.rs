@@ -354,6 +354,8 @@ fn trust_lists_and_revokes_a_folder_until_it_changes() {
     assert!(
         String::from_utf8_lossy(&nowhere.stderr)
             .contains("neither a folder nor an imported source")
+    );
+}
 
 /// A skill written for Claude Code (no `name`, an unquoted `: ` in its
 /// description) is listed with a warning for each; `validate` still fails it.

@@ -14,9 +14,7 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use skillkit::agent::{Agent, AgentOptions, start_agent};
-use skillkit::llm::{
-    Event, EventStream, LlmError, LlmProvider, Registry, Request, StopReason, Usage,
-};
+use skillkit::llm::{Adapter, Event, EventStream, LlmError, Registry, Request, StopReason, Usage};
 use skillkit::{AgentDefinition, Catalog, Memory, Skill, Tool, ToolExecution, ToolOutcome};
 
 /// Counts the bytes allocated and not yet freed.
@@ -54,7 +52,7 @@ struct PingPong {
 }
 
 #[skillkit::async_trait]
-impl LlmProvider for PingPong {
+impl Adapter for PingPong {
     fn name(&self) -> &str {
         "pingpong"
     }

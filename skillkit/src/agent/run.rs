@@ -18,7 +18,7 @@ use crate::agent::{
 };
 use crate::catalog::Catalog;
 use crate::llm::{
-    AssistantMessage, LlmProvider, Message, ModelUri, Registry, Request, ToolCall, Usage,
+    Adapter, AssistantMessage, Message, ModelUri, Registry, Request, ToolCall, Usage,
 };
 
 /// What every agent of one conversation (the root and its sub-agents) shares.
@@ -61,7 +61,7 @@ impl Runtime {
 #[derive(Clone)]
 pub(crate) struct Model {
     pub(crate) uri: String,
-    pub(super) provider: Arc<dyn LlmProvider>,
+    pub(super) adapter: Arc<dyn Adapter>,
     pub(super) parsed: ModelUri,
 }
 
@@ -77,11 +77,11 @@ impl Model {
             model: uri.to_owned(),
             source: Box::new(source),
         };
-        let (provider, parsed) = registry.resolve(uri).map_err(error)?;
-        provider.check(&parsed.options).map_err(error)?;
+        let (adapter, parsed) = registry.resolve(uri).map_err(error)?;
+        adapter.check(&parsed.options).map_err(error)?;
         Ok(Model {
             uri: uri.to_owned(),
-            provider,
+            adapter,
             parsed,
         })
     }

@@ -22,9 +22,9 @@ impl AgentRun {
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, Outcome> {
         let span = tracing::info_span!("llm_request", model = %self.model.uri);
-        let provider = Arc::clone(&self.model.provider);
+        let adapter = Arc::clone(&self.model.adapter);
         let started = tokio::select! {
-            started = provider.stream(request).instrument(span.clone()) => started,
+            started = adapter.stream(request).instrument(span.clone()) => started,
             () = cancel.cancelled() => return Err(Outcome::Cancelled),
         };
         let mut events = started.map_err(|e| Outcome::Failed(e.into()))?;

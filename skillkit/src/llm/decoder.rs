@@ -1,6 +1,7 @@
 //! [`Decoder`]: network bytes → server-sent events → vendor events →
 //! universal [`Event`]s, for any vendor whose events are [`FromSse`] and
-//! [`Streamable`].
+//! [`Streamable`]. Public as [`crate::llm::sse`]: what an adapter of your own
+//! needs to read a vendor's stream.
 
 use crate::llm::sse::{Frame, SseDecoder};
 use crate::llm::{Accumulator, Event, LlmError, Streamable};
@@ -8,7 +9,7 @@ use crate::llm::{Accumulator, Event, LlmError, Streamable};
 /// A vendor event that arrives as one server-sent event.
 ///
 /// ```
-/// use skillkit::llm::{FromSse, LlmError, sse::Frame};
+/// use skillkit::llm::{LlmError, sse::{Frame, FromSse}};
 /// struct Text(String);
 /// impl FromSse for Text {
 ///     fn from_sse(frame: Frame<'_>) -> Result<Option<Self>, LlmError> {
@@ -24,24 +25,66 @@ pub trait FromSse: Sized {
     fn from_sse(frame: Frame<'_>) -> Result<Option<Self>, LlmError>;
 }
 
-/// Decodes one response's bytes, fed in whatever pieces the network gives,
-/// into universal events.
+/// Decodes one response's bytes, fed in whatever pieces the network gives
+/// (a line, a `\r\n` or a UTF-8 sequence may be split anywhere), into
+/// universal events.
 ///
-/// After the first [`Event::Error`] or [`Event::Done`] it yields nothing more.
+/// After the first [`Event::Error`] or [`Event::Done`] it yields nothing more;
+/// [`finish`](Decoder::finish) says when the stream stopped before the vendor
+/// marked the answer complete (through [`Accumulator::finish`]).
 ///
 /// ```
-/// use skillkit::llm::{Event, anthropic};
-/// let body = concat!(
-///     "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
-///     "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
-///     "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
-/// );
-/// let mut decoder = anthropic::Decoder::new();
+/// use skillkit::llm::{Accumulator, Event, LlmError, StopReason, Streamable};
+/// use skillkit::llm::sse::{Decoder, Frame, FromSse};
+///
+/// /// A vendor that sends `data: <text>` and, at the end, `event: end`.
+/// enum Chunk { Text(String), End }
+///
+/// impl FromSse for Chunk {
+///     fn from_sse(frame: Frame<'_>) -> Result<Option<Self>, LlmError> {
+///         Ok(Some(match frame.event {
+///             "end" => Chunk::End,
+///             _ => Chunk::Text(frame.data.to_owned()),
+///         }))
+///     }
+/// }
+///
+/// #[derive(Default)]
+/// struct Ended(bool);
+///
+/// impl Accumulator for Ended {
+///     fn finish(&mut self, events: &mut Vec<Event>) {
+///         if !self.0 {
+///             events.push(Event::Error(LlmError::Truncated { provider: "mine".into() }));
+///         }
+///     }
+/// }
+///
+/// impl Streamable for Chunk {
+///     type Accumulator = Ended;
+///     fn stream(self, ended: &mut Ended, events: &mut Vec<Event>) {
+///         match self {
+///             Chunk::Text(text) => events.push(Event::delta(text)),
+///             Chunk::End => {
+///                 ended.0 = true;
+///                 events.push(Event::Done { stop_reason: StopReason::EndTurn });
+///             }
+///         }
+///     }
+/// }
+///
+/// let mut decoder = Decoder::<Chunk>::new();
 /// let mut events = Vec::new();
-/// decoder.feed(body.as_bytes(), &mut events);
-/// assert_eq!(events, [Event::delta("Hi")]);
-/// decoder.finish(&mut events); // no message_stop: the answer is incomplete
-/// assert!(matches!(events[1], Event::Error(_)));
+/// decoder.feed(b"data: He", &mut events); // half a line: nothing yet
+/// decoder.feed(b"llo\n\nevent: end\ndata:\n\n", &mut events);
+/// decoder.finish(&mut events);
+/// assert_eq!(events, [Event::delta("Hello"), Event::Done { stop_reason: StopReason::EndTurn }]);
+///
+/// let mut cut = Decoder::<Chunk>::new();
+/// let mut events = Vec::new();
+/// cut.feed(b"data: Hel\n\n", &mut events);
+/// cut.finish(&mut events); // no `end`: the answer is incomplete
+/// assert!(matches!(events[1], Event::Error(LlmError::Truncated { .. })));
 /// ```
 pub struct Decoder<E: Streamable> {
     sse: SseDecoder,
@@ -70,23 +113,11 @@ impl<E: Streamable + FromSse> std::fmt::Debug for Decoder<E> {
 
 impl<E: Streamable + FromSse> Decoder<E> {
     /// A decoder at the start of a response.
-    ///
-    /// ```
-    /// let decoder = skillkit::llm::openai::Decoder::new();
-    /// assert!(!decoder.has_ended());
-    /// ```
     pub fn new() -> Self {
         Decoder::default()
     }
 
     /// Decodes `bytes`, appending the events they complete to `events`.
-    ///
-    /// ```
-    /// let mut decoder = skillkit::llm::openai::Decoder::new();
-    /// let mut events = Vec::new();
-    /// decoder.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", &mut events);
-    /// assert_eq!(events, [skillkit::llm::Event::delta("Hi")]);
-    /// ```
     pub fn feed(&mut self, bytes: &[u8], events: &mut Vec<Event>) {
         if self.ended {
             return;
@@ -95,15 +126,9 @@ impl<E: Streamable + FromSse> Decoder<E> {
         sse.feed(bytes, |frame| on_frame::<E>(frame, acc, ended, events));
     }
 
-    /// Ends the response: appends an [`Event::Error`] when it stopped before
-    /// the vendor marked the answer complete.
-    ///
-    /// ```
-    /// let mut decoder = skillkit::llm::anthropic::Decoder::new();
-    /// let mut events = Vec::new();
-    /// decoder.finish(&mut events);
-    /// assert!(matches!(events[..], [skillkit::llm::Event::Error(skillkit::llm::LlmError::Truncated { .. })]));
-    /// ```
+    /// Ends the response: appends what the end means, from
+    /// [`Accumulator::finish`] (an [`Event::Error`] when it stopped before the
+    /// vendor marked the answer complete).
     pub fn finish(&mut self, events: &mut Vec<Event>) {
         if self.ended {
             return;
@@ -117,10 +142,6 @@ impl<E: Streamable + FromSse> Decoder<E> {
     }
 
     /// Whether the response is over: complete, failed, or finished.
-    ///
-    /// ```
-    /// assert!(!skillkit::llm::anthropic::Decoder::new().has_ended());
-    /// ```
     pub fn has_ended(&self) -> bool {
         self.ended
     }

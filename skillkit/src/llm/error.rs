@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 /// Why a model request failed, before streaming (the `Err` of
-/// [`LlmProvider::stream`](crate::llm::LlmProvider::stream)) or during it
+/// [`Adapter::stream`](crate::llm::Adapter::stream)) or during it
 /// (inside [`Event::Error`](crate::llm::Event::Error)).
 ///
 /// Values are plain data (`Clone`, `PartialEq`) so they travel inside events.

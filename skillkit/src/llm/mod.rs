@@ -3,11 +3,12 @@
 //! `anthropic://claude-sonnet-4-6?max_tokens=4096`.
 //!
 //! The layers, for every vendor: the vendor's own wire types (they know
-//! nothing of SkillKit) → [`Streamable`] (one vendor event + an accumulator →
-//! universal events) → [`Event`]. An adapter ([`anthropic::Anthropic`],
-//! [`openai::OpenAi`], [`Scripted`], your own [`LlmProvider`]) is the thin glue:
-//! it encodes [`Message`]s for the vendor, sends them, and wires the answer
-//! through `Streamable`.
+//! nothing of SkillKit) → [`Streamable`] (one vendor event + an
+//! [`Accumulator`] → universal events) → [`Event`]. An adapter
+//! ([`anthropic::Anthropic`], [`openai::OpenAi`], [`Scripted`], your own
+//! [`Adapter`]) is the thin glue: it encodes [`Message`]s for the vendor, sends
+//! them, and wires the answer through `Streamable`. To write your own for a
+//! vendor that streams server-sent events, [`sse`] reads the stream.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -25,6 +26,7 @@
 //! # });
 //! ```
 
+mod adapter;
 #[cfg(feature = "llm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod anthropic;
@@ -37,8 +39,9 @@ mod message;
 #[cfg(feature = "llm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub mod openai;
-mod provider;
 mod registry;
+#[cfg(feature = "llm")]
+mod replay;
 mod request;
 mod response;
 mod scripted;
@@ -50,12 +53,59 @@ mod transport;
 #[cfg(feature = "llm")]
 #[cfg_attr(docsrs, doc(cfg(feature = "llm")))]
 pub use crate::retry::RetryPolicy;
-pub use decoder::{Decoder, FromSse};
+pub use adapter::{Adapter, EventStream};
 pub use error::LlmError;
 pub use event::{Accumulator, Event, StopReason, Streamable, Usage};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResult};
-pub use provider::{EventStream, LlmProvider};
 pub use registry::{ModelUri, Registry};
 pub use request::{ApiKey, Options, Request, ToolDefinition};
 pub use response::Response;
 pub use scripted::{Reply, Scripted};
+
+/// Names that left the LLM layer's public API; each must fail to compile.
+///
+/// ```compile_fail
+/// use skillkit::llm::LlmProvider; // now `skillkit::llm::Adapter`
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::anthropic::wire; // the API's own types are the adapter's business
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::openai::wire;
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::anthropic::Decoder; // `Anthropic::replay` decodes a recorded body
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::openai::Decoder; // `OpenAi::replay` decodes a recorded body
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::anthropic::Accumulator; // one `Accumulator`: the trait
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::openai::Accumulator;
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::Decoder; // now `skillkit::llm::sse::Decoder`
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::FromSse; // now `skillkit::llm::sse::FromSse`
+/// ```
+///
+/// ```compile_fail
+/// use skillkit::llm::sse::SseDecoder; // the framing inside `sse::Decoder`
+/// ```
+///
+/// ```compile_fail
+/// let _ = skillkit::llm::StopReason::from_openai("stop"); // the OpenAI adapter's own vocabulary
+/// ```
+#[cfg(doctest)]
+pub struct RemovedNames;

@@ -11,7 +11,7 @@ use percent_encoding::percent_decode_str;
 use crate::llm::anthropic::Anthropic;
 #[cfg(feature = "llm")]
 use crate::llm::openai::OpenAi;
-use crate::llm::{EventStream, LlmError, LlmProvider, Options, Request};
+use crate::llm::{Adapter, EventStream, LlmError, Options, Request};
 
 /// Maps URI schemes to adapters, with a default for bare model names.
 ///
@@ -26,13 +26,13 @@ use crate::llm::{EventStream, LlmError, LlmProvider, Options, Request};
 ///     .with("ollama", OpenAi::builder().base_url("http://localhost:11434/v1").build())
 ///     .with_default("ollama");
 /// assert_eq!(registry.schemes(), ["anthropic", "ollama", "openai"]);
-/// let (provider, uri) = registry.resolve("llama3:8b?temperature=0.2").unwrap();
-/// assert_eq!((provider.name(), uri.model.as_str()), ("openai", "llama3:8b"));
+/// let (adapter, uri) = registry.resolve("llama3:8b?temperature=0.2").unwrap();
+/// assert_eq!((adapter.name(), uri.model.as_str()), ("openai", "llama3:8b"));
 /// # }
 /// ```
 #[derive(Clone)]
 pub struct Registry {
-    providers: BTreeMap<String, Arc<dyn LlmProvider>>,
+    adapters: BTreeMap<String, Arc<dyn Adapter>>,
     default: String,
 }
 
@@ -76,7 +76,7 @@ impl Registry {
     /// ```
     pub fn empty() -> Self {
         Registry {
-            providers: BTreeMap::new(),
+            adapters: BTreeMap::new(),
             default: "anthropic".into(),
         }
     }
@@ -85,7 +85,7 @@ impl Registry {
     /// `scheme`; without the `llm` feature, a built-in scheme says which
     /// feature brings it.
     fn known_schemes(&self, scheme: &str) -> String {
-        let known = match self.providers.is_empty() {
+        let known = match self.adapters.is_empty() {
             true => "none".to_owned(),
             false => self.schemes().join(", "),
         };
@@ -100,19 +100,19 @@ impl Registry {
         known
     }
 
-    /// The same registry with `provider` serving `scheme` (case-insensitive),
+    /// The same registry with `adapter` serving `scheme` (case-insensitive),
     /// replacing any adapter it had.
     ///
     /// ```
     /// let registry = skillkit::llm::Registry::empty().with("Test", skillkit::llm::Scripted::new());
     /// assert_eq!(registry.schemes(), ["test"]);
     /// ```
-    pub fn with(mut self, scheme: &str, provider: impl LlmProvider + 'static) -> Self {
-        self.register(scheme, Arc::new(provider));
+    pub fn with(mut self, scheme: &str, adapter: impl Adapter + 'static) -> Self {
+        self.register(scheme, Arc::new(adapter));
         self
     }
 
-    /// Makes `provider` serve `scheme` (case-insensitive).
+    /// Makes `adapter` serve `scheme` (case-insensitive).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -120,8 +120,8 @@ impl Registry {
     /// registry.register("test", Arc::new(skillkit::llm::Scripted::new()));
     /// assert!(registry.get("test").is_some());
     /// ```
-    pub fn register(&mut self, scheme: &str, provider: Arc<dyn LlmProvider>) {
-        self.providers.insert(scheme.to_ascii_lowercase(), provider);
+    pub fn register(&mut self, scheme: &str, adapter: Arc<dyn Adapter>) {
+        self.adapters.insert(scheme.to_ascii_lowercase(), adapter);
     }
 
     /// The same registry with `scheme` serving bare model names.
@@ -150,7 +150,7 @@ impl Registry {
     /// assert_eq!(skillkit::llm::Registry::new().schemes(), ["anthropic", "openai"]);
     /// ```
     pub fn schemes(&self) -> Vec<&str> {
-        self.providers.keys().map(String::as_str).collect()
+        self.adapters.keys().map(String::as_str).collect()
     }
 
     /// The adapter serving `scheme`.
@@ -158,8 +158,8 @@ impl Registry {
     /// ```
     /// assert!(skillkit::llm::Registry::new().get("nope").is_none());
     /// ```
-    pub fn get(&self, scheme: &str) -> Option<Arc<dyn LlmProvider>> {
-        self.providers.get(&scheme.to_ascii_lowercase()).cloned()
+    pub fn get(&self, scheme: &str) -> Option<Arc<dyn Adapter>> {
+        self.adapters.get(&scheme.to_ascii_lowercase()).cloned()
     }
 
     /// The adapter and the parsed URI for `model_uri`; the URI's model is the
@@ -172,22 +172,22 @@ impl Registry {
     /// let err = registry.resolve("mistral://large").unwrap_err();
     /// assert!(err.to_string().contains("known schemes: anthropic, openai"));
     /// ```
-    pub fn resolve(&self, model_uri: &str) -> Result<(Arc<dyn LlmProvider>, ModelUri), LlmError> {
+    pub fn resolve(&self, model_uri: &str) -> Result<(Arc<dyn Adapter>, ModelUri), LlmError> {
         let mut uri: ModelUri = model_uri.parse()?;
         let scheme = uri.scheme.as_deref().unwrap_or(&self.default);
-        let provider = self.get(scheme).ok_or_else(|| LlmError::UnknownScheme {
+        let adapter = self.get(scheme).ok_or_else(|| LlmError::UnknownScheme {
             scheme: scheme.to_owned(),
             known: self.known_schemes(scheme),
         })?;
         if uri.model.is_empty() {
-            uri.model = provider
+            uri.model = adapter
                 .default_model()
                 .ok_or_else(|| LlmError::MissingModel {
                     provider: scheme.to_owned(),
                 })?
                 .to_owned();
         }
-        Ok((provider, uri))
+        Ok((adapter, uri))
     }
 
     /// Streams `request` from the model `model_uri` names. Options set on the
@@ -209,10 +209,10 @@ impl Registry {
         model_uri: &str,
         mut request: Request,
     ) -> Result<EventStream, LlmError> {
-        let (provider, uri) = self.resolve(model_uri)?;
+        let (adapter, uri) = self.resolve(model_uri)?;
         request.model = uri.model;
         request.options = request.options.or(&uri.options);
-        provider.stream(request).await
+        adapter.stream(request).await
     }
 }
 

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::llm::{Event, EventStream, LlmError, LlmProvider, Request, StopReason, ToolCall, Usage};
+use crate::llm::{Adapter, Event, EventStream, LlmError, Request, StopReason, ToolCall, Usage};
 
 /// One queued answer of a [`Scripted`] adapter.
 ///
@@ -79,7 +79,7 @@ fn empty_object() -> Value {
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// use skillkit::llm::{LlmProvider, Message, Request, Response, Scripted};
+/// use skillkit::llm::{Adapter, Message, Request, Response, Scripted};
 /// let script = Scripted::new()
 ///     .tool_call("call_1", "clock", serde_json::json!({}))
 ///     .text("It is noon.");
@@ -258,7 +258,7 @@ impl Scripted {
 }
 
 #[async_trait::async_trait]
-impl LlmProvider for Scripted {
+impl Adapter for Scripted {
     fn name(&self) -> &str {
         "scripted"
     }

@@ -1,5 +1,10 @@
-//! Server-sent events framing: bytes as they come off the network, split
-//! anywhere (inside a line, a `\r\n` or a UTF-8 sequence), into events.
+//! Reading a vendor's server-sent events, for an adapter of your own
+//! (`docs/llm-providers.md` walks through one): give the vendor's event type
+//! [`FromSse`] and [`Streamable`](crate::llm::Streamable), and a [`Decoder`]
+//! turns the response's bytes, split anywhere by the network, into universal
+//! [`Event`](crate::llm::Event)s.
+
+pub use crate::llm::decoder::{Decoder, FromSse};
 
 /// One server-sent event: its `event:` name (empty when absent) and its
 /// `data:` lines joined by `\n`.
@@ -17,18 +22,8 @@ pub struct Frame<'a> {
 /// Lines end with `\n`, `\r\n` or `\r`; a blank line ends an event; lines
 /// starting with `:` are comments (keep-alives); `id` and `retry` fields are
 /// read and ignored. Invalid UTF-8 is replaced, never a panic.
-///
-/// ```
-/// use skillkit::llm::sse::SseDecoder;
-/// let mut decoder = SseDecoder::new();
-/// let mut seen = Vec::new();
-/// for chunk in [&b"event: ping\r"[..], b"\ndata: {}\r\n", b"\r\n"] {
-///     decoder.feed(chunk, |frame| seen.push((frame.event.to_owned(), frame.data.to_owned())));
-/// }
-/// assert_eq!(seen, [("ping".to_owned(), "{}".to_owned())]);
-/// ```
 #[derive(Debug, Default)]
-pub struct SseDecoder {
+pub(crate) struct SseDecoder {
     /// Bytes of a line not yet terminated.
     partial: Vec<u8>,
     /// The previous chunk ended with `\r`: a `\n` starting this one belongs to it.
@@ -42,26 +37,12 @@ pub struct SseDecoder {
 
 impl SseDecoder {
     /// A decoder at the start of a stream.
-    ///
-    /// ```
-    /// let decoder = skillkit::llm::sse::SseDecoder::new();
-    /// # let _ = decoder;
-    /// ```
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         SseDecoder::default()
     }
 
     /// Reads `bytes`, calling `on_frame` for every event they complete.
-    ///
-    /// ```
-    /// let mut decoder = skillkit::llm::sse::SseDecoder::new();
-    /// let mut count = 0;
-    /// decoder.feed(b"data: a\n\ndata: b\n", |_| count += 1);
-    /// assert_eq!(count, 1);
-    /// decoder.feed(b"\n", |_| count += 1);
-    /// assert_eq!(count, 2);
-    /// ```
-    pub fn feed(&mut self, mut bytes: &[u8], mut on_frame: impl FnMut(Frame<'_>)) {
+    pub(crate) fn feed(&mut self, mut bytes: &[u8], mut on_frame: impl FnMut(Frame<'_>)) {
         if !self.started && !bytes.is_empty() {
             self.started = true;
             self.partial.extend_from_slice(bytes);
@@ -108,15 +89,7 @@ impl SseDecoder {
 
     /// Ends the stream: an event whose last line was complete but whose blank
     /// line never came is still delivered; a half-written line is dropped.
-    ///
-    /// ```
-    /// let mut decoder = skillkit::llm::sse::SseDecoder::new();
-    /// let mut data = Vec::new();
-    /// decoder.feed(b"data: last\n", |f| data.push(f.data.to_owned()));
-    /// decoder.finish(|f| data.push(f.data.to_owned()));
-    /// assert_eq!(data, ["last"]);
-    /// ```
-    pub fn finish(&mut self, mut on_frame: impl FnMut(Frame<'_>)) {
+    pub(crate) fn finish(&mut self, mut on_frame: impl FnMut(Frame<'_>)) {
         if !self.partial.is_empty() {
             tracing::debug!(
                 bytes = self.partial.len(),

@@ -1,26 +1,27 @@
 //! The Anthropic Messages API adapter.
 //!
-//! Layers, as for every adapter: [`wire`] holds the API's own types (they know
+//! Layers, as for every adapter: `wire` holds the API's own types (they know
 //! nothing of SkillKit); `encode` turns SkillKit messages into a request body;
-//! the [`Streamable`](crate::llm::Streamable) impl of [`wire::StreamEvent`]
-//! turns the API's events into universal events; [`Anthropic`] is the glue.
+//! the [`Streamable`](crate::llm::Streamable) impl of `wire::StreamEvent`
+//! turns the API's events into universal events (`delta` reads the bulk of
+//! them fast); [`Anthropic`] is the glue.
 
+mod delta;
 mod encode;
 mod streamable;
-pub mod wire;
+mod wire;
 
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-pub use streamable::Accumulator;
-
 use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
 use crate::llm::transport::{self, HttpRequest};
-use crate::llm::{ApiKey, EventStream, LlmError, LlmProvider, Options, Request, RetryPolicy};
+use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, RetryPolicy};
 
 /// Decodes an Anthropic response body into universal events.
-pub type Decoder = crate::llm::Decoder<wire::StreamEvent>;
+#[cfg(test)]
+pub(crate) type Decoder = crate::llm::sse::Decoder<wire::StreamEvent>;
 
 /// The environment variable read for the API key when none is configured.
 pub const API_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
@@ -36,10 +37,10 @@ const API_VERSION: &str = "2023-06-01";
 ///
 /// The API key comes from the request options, else the adapter's
 /// configuration, else `ANTHROPIC_API_KEY` (read at request time); with none,
-/// [`stream`](LlmProvider::stream) fails before sending anything.
+/// [`stream`](Adapter::stream) fails before sending anything.
 ///
 /// ```
-/// use skillkit::llm::{LlmError, LlmProvider, Message, Request, anthropic::Anthropic};
+/// use skillkit::llm::{LlmError, Adapter, Message, Request, anthropic::Anthropic};
 /// let adapter = Anthropic::builder().base_url("http://127.0.0.1:9").api_key("sk-test").build();
 /// assert_eq!(adapter.default_model(), Some("claude-sonnet-4-6"));
 /// assert!(!format!("{adapter:?}").contains("sk-test"));
@@ -80,6 +81,38 @@ impl Anthropic {
     /// ```
     pub fn builder() -> AnthropicBuilder {
         AnthropicBuilder::default()
+    }
+
+    /// The events of a recorded Messages API answer: its server-sent events
+    /// body, in the pieces it came in, decoded exactly as [`stream`](Adapter::stream)
+    /// decodes a live one. For tests and offline demos that replay real
+    /// answers, and for bodies fetched by an HTTP client of your own.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use skillkit::llm::{Response, anthropic::Anthropic};
+    /// let body = concat!(
+    ///     "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+    ///     "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+    ///     "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
+    ///     "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    ///     "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n",
+    ///     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+    /// );
+    /// // Split anywhere, as a network splits it.
+    /// let events = Anthropic::replay(body.as_bytes().chunks(7));
+    /// let response = Response::collect(events).await.unwrap();
+    /// assert_eq!(response.message.text, "Hi");
+    /// assert_eq!(response.usage.output_tokens, 2);
+    /// # });
+    /// ```
+    pub fn replay<I>(body: I) -> EventStream
+    where
+        I: IntoIterator,
+        I::IntoIter: Send + 'static,
+        I::Item: AsRef<[u8]>,
+    {
+        crate::llm::replay::replay::<wire::StreamEvent, I>(body)
     }
 }
 
@@ -213,7 +246,7 @@ impl AnthropicBuilder {
 }
 
 #[async_trait::async_trait]
-impl LlmProvider for Anthropic {
+impl Adapter for Anthropic {
     fn name(&self) -> &str {
         "anthropic"
     }

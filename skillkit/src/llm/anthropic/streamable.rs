@@ -1,12 +1,11 @@
 //! Anthropic stream events → universal events.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use crate::llm::anthropic::wire::{self, ContentBlock, Delta, StreamEvent};
 use crate::llm::sse::Frame;
-use crate::llm::{Event, FromSse, LlmError, StopReason, Streamable, Usage};
+use crate::llm::sse::FromSse;
+use crate::llm::{Event, LlmError, StopReason, Streamable, Usage};
 
 const PROVIDER: &str = "anthropic";
 
@@ -15,7 +14,10 @@ const PROVIDER: &str = "anthropic";
 /// reason.
 #[derive(Debug, Default)]
 pub struct Accumulator {
-    blocks: BTreeMap<usize, Block>,
+    /// Open blocks by index, in start order. A handful at most (blocks close
+    /// as the next begins, tool calls may overlap): a list beats a map on the
+    /// per-delta lookup.
+    blocks: Vec<(usize, Block)>,
     usage: Usage,
     stop_reason: Option<String>,
     /// A tool call whose JSON failed to parse at `content_block_stop`; whether
@@ -63,14 +65,14 @@ impl FromSse for StreamEvent {
         if frame.data.is_empty() || frame.event == "ping" {
             return Ok(None);
         }
-        // The hot path: most events are deltas; read them without the
-        // buffering an internally tagged enum needs.
-        let parsed = if frame.event == "content_block_delta" {
-            serde_json::from_str(frame.data).map(StreamEvent::ContentBlockDelta)
-        } else {
-            serde_json::from_str(frame.data)
-        };
-        match parsed {
+        // The hot path: nearly every event is a delta (see `delta`).
+        if frame.event == "content_block_delta" {
+            return match wire::ContentBlockDelta::from_json(frame.data) {
+                Ok(delta) => Ok(Some(StreamEvent::ContentBlockDelta(delta))),
+                Err(error) => Err(decode_error(frame, &error)),
+            };
+        }
+        match serde_json::from_str(frame.data) {
             Ok(StreamEvent::Ping) => Ok(None),
             Ok(StreamEvent::Unknown) => {
                 tracing::debug!(
@@ -81,11 +83,15 @@ impl FromSse for StreamEvent {
                 Ok(None)
             }
             Ok(event) => Ok(Some(event)),
-            Err(error) => Err(LlmError::Decode {
-                provider: PROVIDER.into(),
-                message: format!("`{}` event: {error}", frame.event),
-            }),
+            Err(error) => Err(decode_error(frame, &error)),
         }
+    }
+}
+
+fn decode_error(frame: Frame<'_>, error: &serde_json::Error) -> LlmError {
+    LlmError::Decode {
+        provider: PROVIDER.into(),
+        message: format!("`{}` event: {error}", frame.event),
     }
 }
 
@@ -163,11 +169,22 @@ impl Accumulator {
             | ContentBlock::RedactedThinking
             | ContentBlock::Other => Block::Ignored,
         };
-        self.blocks.insert(start.index, block);
+        match self
+            .blocks
+            .iter_mut()
+            .find(|(index, _)| *index == start.index)
+        {
+            Some((_, open)) => *open = block,
+            None => self.blocks.push((start.index, block)),
+        }
     }
 
     fn delta(&mut self, delta: wire::ContentBlockDelta, events: &mut Vec<Event>) {
-        match (self.blocks.get_mut(&delta.index), delta.delta) {
+        let block = self
+            .blocks
+            .iter_mut()
+            .find(|(index, _)| *index == delta.index);
+        match (block.map(|(_, block)| block), delta.delta) {
             (Some(Block::Text) | None, Delta::TextDelta { text }) => {
                 events.push(Event::Delta { text })
             }
@@ -184,7 +201,7 @@ impl Accumulator {
             name,
             input,
             json,
-        }) = self.blocks.remove(&index)
+        }) = self.remove_block(index)
         else {
             return;
         };
@@ -211,12 +228,17 @@ impl Accumulator {
         events.push(Event::ToolCallComplete { id, name, input });
     }
 
+    fn remove_block(&mut self, index: usize) -> Option<Block> {
+        let at = self.blocks.iter().position(|(open, _)| *open == index)?;
+        Some(self.blocks.remove(at).1)
+    }
+
     fn stop(&mut self, events: &mut Vec<Event>) {
         if let Some(broken) = self.broken.take() {
             events.push(Event::Error(broken.into_error(self.stop_reason.as_deref())));
             return;
         }
-        let open_tool = self.blocks.values().find_map(|block| match block {
+        let open_tool = self.blocks.iter().find_map(|(_, block)| match block {
             Block::Tool { id, name, .. } => Some((id.clone(), name.clone())),
             _ => None,
         });

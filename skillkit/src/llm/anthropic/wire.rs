@@ -245,6 +245,8 @@ pub struct ContentBlockDelta {
 }
 
 /// A piece of a content block.
+// The variants are named as the API names the delta types (`text_delta`, …).
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(from = "RawDelta")]
 pub enum Delta {
@@ -258,16 +260,10 @@ pub enum Delta {
         /// The fragment, not valid JSON on its own.
         partial_json: String,
     },
-    /// Thinking text to append.
-    ThinkingDelta {
-        /// The thinking text.
-        thinking: String,
-    },
-    /// The thinking block's signature.
-    SignatureDelta {
-        /// The signature.
-        signature: String,
-    },
+    /// Thinking text to append (not kept: SkillKit passes no thinking on).
+    ThinkingDelta,
+    /// The thinking block's signature (not kept).
+    SignatureDelta,
     /// Any other delta (citations, newer types).
     Other,
 }
@@ -282,10 +278,6 @@ struct RawDelta {
     text: String,
     #[serde(default)]
     partial_json: String,
-    #[serde(default)]
-    thinking: String,
-    #[serde(default)]
-    signature: String,
 }
 
 #[derive(Deserialize)]
@@ -306,12 +298,8 @@ impl From<RawDelta> for Delta {
             DeltaKind::InputJsonDelta => Delta::InputJsonDelta {
                 partial_json: raw.partial_json,
             },
-            DeltaKind::ThinkingDelta => Delta::ThinkingDelta {
-                thinking: raw.thinking,
-            },
-            DeltaKind::SignatureDelta => Delta::SignatureDelta {
-                signature: raw.signature,
-            },
+            DeltaKind::ThinkingDelta => Delta::ThinkingDelta,
+            DeltaKind::SignatureDelta => Delta::SignatureDelta,
             DeltaKind::Other => Delta::Other,
         }
     }
@@ -361,11 +349,4 @@ pub struct ApiError {
     /// What happened.
     #[serde(default)]
     pub message: String,
-}
-
-/// The body of an HTTP error response: `{"type": "error", "error": {…}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ErrorBody {
-    /// The error.
-    pub error: ApiError,
 }

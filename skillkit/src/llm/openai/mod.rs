@@ -2,27 +2,26 @@
 //! servers that speak the same API (Ollama, llama.cpp, vLLM) through
 //! `base_url`.
 //!
-//! Written by following `docs/llm-providers.md`: [`wire`] holds the API's
+//! Written by following `docs/llm-providers.md`: `wire` holds the API's
 //! types, `encode` builds the request, the [`Streamable`](crate::llm::Streamable)
-//! impl of [`wire::StreamEvent`] assembles tool calls from fragments keyed by
+//! impl of `wire::StreamEvent` assembles tool calls from fragments keyed by
 //! `index`, and [`OpenAi`] is the glue.
 
 mod encode;
 mod streamable;
-pub mod wire;
+mod wire;
 
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-pub use streamable::Accumulator;
-
 use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
 use crate::llm::transport::{self, HttpRequest};
-use crate::llm::{ApiKey, EventStream, LlmError, LlmProvider, Options, Request, RetryPolicy};
+use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, RetryPolicy};
 
 /// Decodes an OpenAI-compatible response body into universal events.
-pub type Decoder = crate::llm::Decoder<wire::StreamEvent>;
+#[cfg(test)]
+pub(crate) type Decoder = crate::llm::sse::Decoder<wire::StreamEvent>;
 
 /// The environment variable read for the API key when none is configured.
 pub const API_KEY_VARIABLE: &str = "OPENAI_API_KEY";
@@ -55,7 +54,7 @@ pub enum MaxTokensField {
 /// header is sent (local servers need none).
 ///
 /// ```
-/// use skillkit::llm::{LlmProvider, openai::OpenAi};
+/// use skillkit::llm::{Adapter, openai::OpenAi};
 /// let ollama = OpenAi::builder()
 ///     .base_url("http://localhost:11434/v1")
 ///     .default_model("llama3.1:8b")
@@ -95,6 +94,35 @@ impl OpenAi {
     /// ```
     pub fn builder() -> OpenAiBuilder {
         OpenAiBuilder::default()
+    }
+
+    /// The events of a recorded chat completions answer: its server-sent
+    /// events body, in the pieces it came in, decoded exactly as
+    /// [`stream`](Adapter::stream) decodes a live one. For tests and offline
+    /// demos that replay real answers, and for bodies fetched by an HTTP
+    /// client of your own.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use futures::StreamExt;
+    /// use skillkit::llm::{Event, StopReason, openai::OpenAi};
+    /// let body = concat!(
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n",
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+    ///     "data: [DONE]\n\n",
+    /// );
+    /// let events: Vec<Event> = OpenAi::replay([body]).collect().await;
+    /// assert_eq!(events[0], Event::delta("Hi"));
+    /// assert_eq!(events.last(), Some(&Event::Done { stop_reason: StopReason::EndTurn }));
+    /// # });
+    /// ```
+    pub fn replay<I>(body: I) -> EventStream
+    where
+        I: IntoIterator,
+        I::IntoIter: Send + 'static,
+        I::Item: AsRef<[u8]>,
+    {
+        crate::llm::replay::replay::<wire::StreamEvent, I>(body)
     }
 }
 
@@ -250,7 +278,7 @@ impl OpenAiBuilder {
 }
 
 #[async_trait::async_trait]
-impl LlmProvider for OpenAi {
+impl Adapter for OpenAi {
     fn name(&self) -> &str {
         "openai"
     }

@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use crate::llm::openai::wire::{ChatChunk, ChunkUsage, StreamEvent, ToolCallDelta};
 use crate::llm::sse::Frame;
-use crate::llm::{Event, FromSse, LlmError, StopReason, Streamable, Usage};
+use crate::llm::sse::FromSse;
+use crate::llm::{Event, LlmError, StopReason, Streamable, Usage};
 
 const PROVIDER: &str = "openai";
 
@@ -234,13 +235,7 @@ fn usage_of(usage: ChunkUsage) -> Usage {
 impl StopReason {
     /// The reason for an OpenAI `finish_reason`: `stop`, `tool_calls`,
     /// `function_call`, `length`, or any other word as given.
-    ///
-    /// ```
-    /// use skillkit::llm::StopReason;
-    /// assert_eq!(StopReason::from_openai("length"), StopReason::MaxTokens);
-    /// assert_eq!(StopReason::from_openai("content_filter"), StopReason::Other("content_filter".into()));
-    /// ```
-    pub fn from_openai(reason: &str) -> StopReason {
+    pub(crate) fn from_openai(reason: &str) -> StopReason {
         match reason {
             "stop" => StopReason::EndTurn,
             "tool_calls" | "function_call" => StopReason::ToolUse,

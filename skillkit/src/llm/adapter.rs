@@ -1,4 +1,4 @@
-//! [`LlmProvider`]: what every adapter implements.
+//! [`Adapter`]: what every adapter implements.
 
 use std::pin::Pin;
 
@@ -13,17 +13,17 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Event> + Send>>;
 /// A model vendor's adapter: encodes a [`Request`] for the vendor, sends it,
 /// and turns the answer into universal [`Event`]s.
 ///
-/// Object-safe: a [`Registry`](crate::llm::Registry) holds `Arc<dyn LlmProvider>`.
+/// Object-safe: a [`Registry`](crate::llm::Registry) holds `Arc<dyn Adapter>`.
 ///
 /// ```
 /// use futures::StreamExt;
-/// use skillkit::llm::{Event, EventStream, LlmError, LlmProvider, Request, StopReason, Usage};
+/// use skillkit::llm::{Event, EventStream, LlmError, Adapter, Request, StopReason, Usage};
 ///
 /// /// Answers every request with "pong".
 /// struct Pong;
 ///
 /// #[skillkit::async_trait]
-/// impl LlmProvider for Pong {
+/// impl Adapter for Pong {
 ///     fn name(&self) -> &str { "pong" }
 ///     async fn stream(&self, _request: Request) -> Result<EventStream, LlmError> {
 ///         let events = vec![
@@ -40,7 +40,7 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Event> + Send>>;
 /// # });
 /// ```
 #[async_trait::async_trait]
-pub trait LlmProvider: Send + Sync {
+pub trait Adapter: Send + Sync {
     /// A short name for logs and errors (`anthropic`, `openai`, …).
     fn name(&self) -> &str;
 
@@ -54,7 +54,7 @@ pub trait LlmProvider: Send + Sync {
     /// says what is missing at start. `Ok` by default.
     ///
     /// ```
-    /// use skillkit::llm::{LlmProvider, Options, anthropic::Anthropic};
+    /// use skillkit::llm::{Adapter, Options, anthropic::Anthropic};
     /// let keyed = Options { api_key: Some("sk-test".into()), ..Default::default() };
     /// assert!(Anthropic::new().check(&keyed).is_ok());
     /// ```
@@ -69,9 +69,9 @@ pub trait LlmProvider: Send + Sync {
 }
 
 /// Shows the adapter's name, so results holding a provider can be printed.
-impl std::fmt::Debug for dyn LlmProvider {
+impl std::fmt::Debug for dyn Adapter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LlmProvider")
+        f.debug_struct("Adapter")
             .field("name", &self.name())
             .finish_non_exhaustive()
     }
