@@ -2,7 +2,7 @@
 //! import (resolve, download, unpack, load) and serving a cached kit, which
 //! every catalog query does.
 //!
-//! Run: `cargo bench -p skillkit --bench github`
+//! Run: `cargo bench -p skill-kit --bench github`
 
 #[path = "../../tests/github_support/mod.rs"]
 mod support;
