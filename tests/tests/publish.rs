@@ -68,6 +68,23 @@ fn manifest(package: &Value) -> String {
     std::fs::read_to_string(dir(package).join("Cargo.toml")).expect("read Cargo.toml")
 }
 
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
 #[test]
 fn the_facade_is_published_under_a_free_name_and_keeps_the_library_name_skillkit() {
     let packages = packages();
@@ -174,5 +191,64 @@ fn every_crate_takes_the_workspace_lints() {
             "{} lists lints of its own",
             name(&package)
         );
+    }
+}
+/// A `[[test]]` list is a file cargo would have found anyway, or one it
+/// silently never runs when the entry is forgotten: only a target that needs
+/// `required-features` is listed.
+#[test]
+fn cargo_finds_every_integration_test() {
+    for package in packages() {
+        let name = name(&package);
+        let manifest = manifest(&package);
+        for entry in manifest.split("[[test]]").skip(1) {
+            let entry = entry.split("\n[").next().unwrap_or_default();
+            assert!(
+                entry.contains("required-features"),
+                "{name} lists a test target cargo finds by itself:{entry}"
+            );
+        }
+        let targets: Vec<PathBuf> = package["targets"]
+            .as_array()
+            .expect("targets")
+            .iter()
+            .filter(|target| target["kind"] == serde_json::json!(["test"]))
+            .map(|target| PathBuf::from(target["src_path"].as_str().expect("a source path")))
+            .collect();
+        let tests = dir(&package).join("tests");
+        let Ok(entries) = std::fs::read_dir(&tests) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let file = if path.is_dir() {
+                path.join("main.rs")
+            } else {
+                path.clone()
+            };
+            if file.extension().is_some_and(|e| e == "rs") && file.is_file() {
+                assert!(
+                    targets.contains(&file),
+                    "{name}: {path:?} is no test target"
+                );
+            }
+        }
+    }
+}
+
+/// Helpers live in one module per test crate (or in `skillkit-tests`'s
+/// library), compiled once, not into every test binary through `#[path]`.
+#[test]
+fn no_test_file_compiles_another_file_in_by_path() {
+    for package in packages() {
+        for file in rust_files(&dir(&package).join("tests")) {
+            let text = std::fs::read_to_string(&file).expect("read a test file");
+            assert!(
+                !text
+                    .lines()
+                    .any(|line| line.trim_start().starts_with("#[path")),
+                "{file:?} uses #[path]"
+            );
+        }
     }
 }
