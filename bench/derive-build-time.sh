@@ -39,7 +39,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-skillkit = { path = "$repo/skillkit" }
+skill-kit = { path = "$repo/skillkit" } # the library is `skillkit`
 
 [workspace]
 TOML

@@ -30,7 +30,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-skillkit = { path = "$repo/skillkit" }
+skill-kit = { path = "$repo/skillkit" } # the library is `skillkit`
 
 [build-dependencies]
 skillkit-parser = { path = "$repo/skillkit-parser" }

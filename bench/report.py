@@ -7,7 +7,7 @@ Run from the repository root, with the peers' venv (bench/peers/setup.sh):
     bench/peers/.venv/bin/python bench/report.py          # run everything, then write
     bench/peers/.venv/bin/python bench/report.py --no-run # write from the last results
 
-Running means: `cargo bench -p skillkit --bench scale` (catalogs of 100 to
+Running means: `cargo bench -p skill-kit --bench scale` (catalogs of 100 to
 100,000 skills made by bench/gen-catalog.py), `--bench catalog` (the corpus)
 and `--bench llm_decode`; then the peers: bench/peers/discovery.py on the
 corpus and on the generated 1,000 and 10,000 skill catalogs, and
@@ -44,9 +44,9 @@ def estimate(*parts):
 
 def run():
     sizes = ",".join(map(str, SIZES))
-    sh("cargo", "bench", "-p", "skillkit", "--bench", "scale", env={**os.environ, "SKILLKIT_BENCH_SIZES": sizes})
-    sh("cargo", "bench", "-p", "skillkit", "--bench", "catalog")
-    sh("cargo", "bench", "-p", "skillkit", "--bench", "llm_decode")
+    sh("cargo", "bench", "-p", "skill-kit", "--bench", "scale", env={**os.environ, "SKILLKIT_BENCH_SIZES": sizes})
+    sh("cargo", "bench", "-p", "skill-kit", "--bench", "catalog")
+    sh("cargo", "bench", "-p", "skill-kit", "--bench", "llm_decode")
     peers = {"corpus": json.loads(sh(PYTHON, "bench/peers/discovery.py", "20", "--json",
                                      capture_output=True, text=True).stdout)}
     for n, runs in PEER_SIZES.items():
@@ -136,7 +136,7 @@ def write(rows):
            f"**Machine:** {machine()}.", "",
            "## Catalog queries at scale", "",
            "Catalogs generated from the 431 corpus skills by `bench/gen-catalog.py N` (kits of 1,000). "
-           "Rerun: `cargo bench -p skillkit --bench scale` (`SKILLKIT_BENCH_SIZES=1000,10000` picks sizes). "
+           "Rerun: `cargo bench -p skill-kit --bench scale` (`SKILLKIT_BENCH_SIZES=1000,10000` picks sizes). "
            "Floors are a plain single-threaded walk; SkillKit's loader reads files on its own pool.", "",
            "| skills | cold query | floor: walk + read | cold / floor | warm query | floor: walk + stat "
            "| warm / floor | first query, fresh process | fresh process: walk + read | first / floor |",
@@ -189,14 +189,14 @@ def write(rows):
     decode = results.get("decode")
     if decode and "rust_mean_mb_s" in decode:
         out += ["Streaming decode of a long Anthropic answer (SSE → final message, in process, no network): "
-                f"SkillKit {decode['rust_mean_mb_s']} MB/s (`cargo bench -p skillkit --bench llm_decode`) vs. "
+                f"SkillKit {decode['rust_mean_mb_s']} MB/s (`cargo bench -p skill-kit --bench llm_decode`) vs. "
                 f"{decode['sdk']} {decode['python_best_mb_s']} MB/s best "
                 f"(`bench/peers/.venv/bin/python bench/peers/anthropic_sdk_decode_bench.py`): "
                 f"**{decode['ratio_rust_over_python_best']}×**.", ""]
     try:
         corpus = [(n, estimate("corpus_431", n)) for n in
                   ["cold_catalog_query", "floor_walk_read_every_file", "warm_catalog_query", "floor_walk_stat_every_file"]]
-        out += ["## The corpus itself", "", "`cargo bench -p skillkit --bench catalog` (431 real skills, two kits):", "",
+        out += ["## The corpus itself", "", "`cargo bench -p skill-kit --bench catalog` (431 real skills, two kits):", "",
                 "| bench | median |", "|---|---:|"] + [f"| {n} | {fmt(t)} |" for n, t in corpus] + [""]
     except FileNotFoundError:
         pass

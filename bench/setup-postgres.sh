@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs PostgreSQL's programs where it can, for the SQL provider's
-# PostgreSQL tests (tests/sql_postgres.rs), which start a throwaway server
+# PostgreSQL tests (tests/tests/sql_postgres.rs), which start a throwaway server
 # from them (initdb, pg_ctl) on 127.0.0.1. bench/peers/setup.sh runs it.
 # As root with apt-get (Debian, Ubuntu): installs the `postgresql` package.
 # Elsewhere: says what to do, and the tests fail with the same advice until

@@ -2,7 +2,7 @@
 """Dump what the official Anthropic Python SDK accumulates from streamed answers.
 
 For each `--case NAME=BASE_URL`, points `anthropic.Anthropic(base_url=...)` at
-a local fixture server (the Rust test `tests/llm_sdk_agreement.rs` starts one
+a local fixture server (the Rust test `tests/tests/llm_sdk_agreement.rs` starts one
 per fixture), streams a request with `client.messages.stream(...)`, and takes
 `get_final_message()`. Prints one JSON object: NAME -> either
 

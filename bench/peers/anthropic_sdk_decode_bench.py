@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How fast the official Anthropic Python SDK turns a streamed answer into its
 accumulated final message, in process (no network): the peer figure of the
-Rust bench `cargo bench -p skillkit --bench llm_decode`.
+Rust bench `cargo bench -p skill-kit --bench llm_decode`.
 
 The SDK's HTTP client gets an in-memory transport (`httpx2.MockTransport`) that
 answers with the bytes of tests/fixtures/llm/anthropic/bench_long.sse, in
@@ -80,7 +80,7 @@ def main() -> int:
         result["rust_mean_mb_s"] = round(mb / rust_seconds, 1)
         result["ratio_rust_over_python_best"] = round(result["rust_mean_mb_s"] / result["python_best_mb_s"], 1)
     else:
-        result["rust"] = "no criterion estimates yet: run cargo bench -p skillkit --bench llm_decode"
+        result["rust"] = "no criterion estimates yet: run cargo bench -p skill-kit --bench llm_decode"
     print(json.dumps(result, indent=2))
     return 0
 

@@ -4,8 +4,7 @@
 //! served offline, 5xx retried and 4xx not, and two processes importing the
 //! same source at once ending with one complete entry.
 
-#[path = "../../tests/github_support/mod.rs"]
-mod github_support;
+use skillkit_tests::github as github_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

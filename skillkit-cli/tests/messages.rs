@@ -4,10 +4,8 @@
 //! is never repeated, in an error or a log line. Through the real binary,
 //! against servers on 127.0.0.1.
 
-#[path = "../../tests/github_support/mod.rs"]
-mod github_support;
-#[path = "../../tests/llm_support.rs"]
-mod llm_support;
+use skillkit_tests::github as github_support;
+use skillkit_tests::llm as llm_support;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -3,8 +3,7 @@
 //! server reached through `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`, and the
 //! one-line errors.
 
-#[path = "../../tests/llm_support.rs"]
-mod llm_support;
+use skillkit_tests::llm as llm_support;
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 //! prints the memory an idle agent holds and what a 100-turn conversation
 //! adds, counted by a counting allocator.
 //!
-//! Run with `cargo bench -p skillkit --bench agent`.
+//! Run with `cargo bench -p skill-kit --bench agent`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};

@@ -4,7 +4,7 @@
 //! * cold query (a new `Local`, nothing cached) vs. "walk the tree + read every file";
 //! * warm query (nothing changed) vs. "walk the tree + stat every file".
 //!
-//! Run: `cargo bench -p skillkit --bench catalog`.
+//! Run: `cargo bench -p skill-kit --bench catalog`.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `list_kits` on a kit compiled in with `#[derive(Kit)]`: 100 skills, no text
 //! copied (target: at most 2 µs per call).
 //!
-//! Run with `cargo bench -p skillkit --bench embedded`.
+//! Run with `cargo bench -p skill-kit --bench embedded`.
 
 use std::hint::black_box;
 

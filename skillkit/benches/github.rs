@@ -2,9 +2,13 @@
 //! import (resolve, download, unpack, load) and serving a cached kit, which
 //! every catalog query does.
 //!
-//! Run: `cargo bench -p skillkit --bench github`
+//! Run: `cargo bench -p skill-kit --bench github`
 
-#[path = "../../tests/github_support/mod.rs"]
+// `skill-kit` cannot take `skillkit-tests` as a dev-dependency (it depends on
+// `skill-kit` with more features, which would unify into every test build of
+// the library), so the bench compiles the one file in.
+#[path = "../../tests/src/github.rs"]
+#[allow(dead_code)] // the bench uses part of it
 mod support;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};

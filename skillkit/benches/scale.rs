@@ -10,7 +10,7 @@
 //! * resident memory: printed before the benches, per skill, beside the mean
 //!   frontmatter and file sizes (and written to `target/criterion/scale-rss.json`).
 //!
-//! Run: `cargo bench -p skillkit --bench scale`; `SKILLKIT_BENCH_SIZES=1000,10000`
+//! Run: `cargo bench -p skill-kit --bench scale`; `SKILLKIT_BENCH_SIZES=1000,10000`
 //! picks the sizes.
 
 #[path = "support/floor.rs"]

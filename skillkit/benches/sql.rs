@@ -11,7 +11,7 @@
 //! * `one_row_changed`: `list_kits` after another pool rewrote one row (the
 //!   write itself is not timed).
 //!
-//! Run: `cargo bench -p skillkit --features postgres --bench sql`.
+//! Run: `cargo bench -p skill-kit --features postgres --bench sql`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

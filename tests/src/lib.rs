@@ -1,4 +1,12 @@
-//! Helpers shared by SkillKit's integration tests.
+//! Helpers shared by SkillKit's integration tests (`tests/*.rs` here, and
+//! `skillkit-cli`'s tests), compiled once: the modules below, and small
+//! file helpers at the root.
+
+pub mod agent;
+pub mod github;
+pub mod llm;
+pub mod postgres;
+pub mod sql;
 
 use std::path::{Path, PathBuf};
 

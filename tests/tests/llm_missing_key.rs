@@ -1,8 +1,7 @@
 //! A missing Anthropic API key fails before any request. Alone in its own test
 //! binary because it clears `ANTHROPIC_API_KEY` for the process.
 
-#[path = "llm_support.rs"]
-mod support;
+use skillkit_tests::llm as support;
 
 use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::{Adapter, LlmError, Message, Request};

@@ -3,8 +3,7 @@
 //! site whether anyone listens, so tests without a subscriber running
 //! beside it could hide its spans.
 
-#[path = "llm_support.rs"]
-mod support;
+use skillkit_tests::llm as support;
 
 use std::sync::{Arc, Mutex};
 

@@ -3,8 +3,7 @@
 //! round trips, errors, and many agents at once. (Tool calls that wait, fail
 //! or are stopped: `agent_tools.rs`.)
 
-#[path = "agent_support.rs"]
-mod support;
+use skillkit_tests::agent as support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -7,8 +7,7 @@
 //! else `python3`. Without it the test says loudly that it SKIPPED, unless
 //! `SKILLKIT_REQUIRE_PEERS=1` (as in CI), where that is a failure.
 
-#[path = "llm_support.rs"]
-mod support;
+use skillkit_tests::llm as support;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,8 +1,7 @@
 //! The registry (model URIs, option layering) and the scripted adapter,
 //! through the public API.
 
-#[path = "llm_support.rs"]
-mod support;
+use skillkit_tests::llm as support;
 
 use std::sync::{Arc, Mutex};
 

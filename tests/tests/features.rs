@@ -40,7 +40,7 @@ fn crates(features: &[&str]) -> BTreeSet<String> {
         "--offline",
         "--locked",
         "-p",
-        "skillkit",
+        "skill-kit",
         "-e",
         "normal",
         "--prefix",
@@ -117,7 +117,7 @@ fn docs_rs_documents_every_feature() {
         .as_array()
         .expect("packages")
         .iter()
-        .find(|package| package["name"] == "skillkit")
+        .find(|package| package["name"] == "skill-kit")
         .expect("the skillkit package");
     let features = package["features"].as_object().expect("features");
     for feature in ["github", "llm", "agent", "mcp", "sql", "postgres"] {

@@ -3,8 +3,7 @@
 //! next run deletes what an interrupted import left in `tmp/`, but never the
 //! staging folder of an import still running in another process.
 
-#[path = "github_support/mod.rs"]
-mod support;
+use skillkit_tests::github as support;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,17 +1,15 @@
 //! The SQL provider on PostgreSQL: a real server, `DATABASE_URL`'s when it
 //! names one (`postgres://…`), else a throwaway server these tests start from
-//! the installed PostgreSQL programs (`postgres_server.rs`); each test
+//! the installed PostgreSQL programs (`skillkit_tests::postgres`); each test
 //! creates a database of its own. Without PostgreSQL the tests fail, saying
 //! how to install it; `SKILLKIT_SKIP_POSTGRES=1` marks them ignored (never
 //! passed). The password test always runs on the throwaway server (whose
 //! role logs in with a password), the restart test on one of its own, which
 //! it stops and starts.
 
-#[path = "sql_support/mod.rs"]
-mod support;
+use skillkit_tests::sql as support;
 
-#[path = "postgres_server.rs"]
-mod postgres_server;
+use skillkit_tests::postgres as postgres_server;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

@@ -3,8 +3,7 @@
 //! (wire-safe tool names, the system prompt, tool results), cancellation and
 //! drops closing the connection, HTTP errors, and sub-agents.
 
-#[path = "llm_support.rs"]
-mod support;
+use skillkit_tests::llm as support;
 
 use std::sync::Arc;
 use std::time::Duration;

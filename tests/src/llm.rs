@@ -1,6 +1,5 @@
 //! Shared by the `llm_*` tests: fixtures, and a tiny HTTP server on
 //! 127.0.0.1 with byte-level control over what it sends.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -2,8 +2,7 @@
 //! gives a message to act on, writes nothing outside the cache, leaves no
 //! cache entry, and never shadows a good import.
 
-#[path = "github_support/mod.rs"]
-mod support;
+use skillkit_tests::github as support;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,8 +1,7 @@
 //! The Anthropic adapter against recorded-format SSE fixtures, replayed from
 //! memory (`Anthropic::replay`) and through a real HTTP server on 127.0.0.1.
 
-#[path = "llm_support.rs"]
-mod support;
+use skillkit_tests::llm as support;
 
 use serde_json::json;
 use skillkit::llm::anthropic::Anthropic;

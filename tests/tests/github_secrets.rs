@@ -5,8 +5,7 @@
 //! One test in its own binary: it sets an environment variable and installs
 //! the global tracing subscriber, so no other test runs beside it.
 
-#[path = "github_support/mod.rs"]
-mod support;
+use skillkit_tests::github as support;
 
 use serde_json::json;
 use skillkit::providers::github::{ApiToken, Limits};

@@ -3,8 +3,6 @@
 //! takes the URL of an empty database. Rows and names: `names.rs`; many
 //! rows and many readers: `load.rs`.
 
-#![allow(dead_code)]
-
 mod load;
 mod names;
 

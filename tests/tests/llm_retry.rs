@@ -2,8 +2,7 @@
 //! through a recording sleep, never the wall clock), and never after the
 //! first event reached the caller.
 
-#[path = "llm_support.rs"]
-mod support;
+use skillkit_tests::llm as support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};

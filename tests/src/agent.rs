@@ -1,6 +1,5 @@
 //! Shared by the `agent*` tests: agents over a [`Scripted`] model, small
 //! tools, and readers for the events and the requests the model got.
-#![allow(dead_code)]
 
 use std::future::Future;
 use std::time::Duration;

@@ -2,8 +2,7 @@
 //! its own connections, as separate processes would have. (The same checks
 //! on PostgreSQL: `sql_postgres.rs`.)
 
-#[path = "sql_support/mod.rs"]
-mod support;
+use skillkit_tests::sql as support;
 
 use std::time::Duration;
 

@@ -2,8 +2,7 @@
 //! the cache (zero requests, restarts, refresh, concurrency) and the built-in
 //! `github` kit.
 
-#[path = "github_support/mod.rs"]
-mod support;
+use skillkit_tests::github as support;
 
 use std::sync::{Arc, Mutex};
 

@@ -3,11 +3,9 @@
 //! panic, unknown tool, bad input), calls that are stopped, and tools that
 //! appear mid-conversation (put into Memory, imported from GitHub).
 
-#[path = "agent_support.rs"]
-mod support;
+use skillkit_tests::agent as support;
 
-#[path = "github_support/mod.rs"]
-mod github;
+use skillkit_tests::github;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

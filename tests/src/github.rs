@@ -5,7 +5,6 @@
 //! and `GET /repos/{o}/{r}/tarball/{sha}` with a 302 to
 //! `/codeload/{o}/{r}/legacy.tar.gz/{sha}` on itself, counts requests, and
 //! misbehaves on demand.
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::io::Write;
