@@ -47,15 +47,6 @@ pub enum ProviderError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The database of a [`Sql`](crate::Sql) provider failed (unreachable,
-    /// timed out, refused the credentials, …); match the [`SqlError`] for
-    /// which.
-    ///
-    /// [`SqlError`]: crate::providers::sql::SqlError
-    #[cfg(feature = "sql")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
-    #[error(transparent)]
-    Sql(Box<crate::providers::sql::SqlError>),
     /// The provider did not answer a [`Catalog`](crate::Catalog) query in
     /// time; the catalog gave up on it for that query.
     #[error(
@@ -74,7 +65,9 @@ pub enum ProviderError {
         /// The panic's message.
         message: String,
     },
-    /// Any other failure, with its message.
+    /// Any other failure, with its message: a user-written provider's error,
+    /// or the database error of a [`Sql`](crate::Sql) provider (find which
+    /// with [`downcast_ref`](ProviderError::downcast_ref)).
     #[error(transparent)]
     Other(Box<dyn std::error::Error + Send + Sync>),
 }
@@ -88,6 +81,23 @@ impl ProviderError {
     /// ```
     pub fn other(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         ProviderError::Other(error.into())
+    }
+
+    /// The error of type `T` this one wraps ([`Other`](ProviderError::Other)),
+    /// to match on a provider's own error type (a `Sql` provider's
+    /// `SqlError`), as [`std::io::Error`]'s `get_ref` does.
+    ///
+    /// ```
+    /// let io = std::io::Error::other("disk on fire");
+    /// let error = skillkit::ProviderError::other(io);
+    /// assert_eq!(error.downcast_ref::<std::io::Error>().unwrap().to_string(), "disk on fire");
+    /// assert!(error.downcast_ref::<std::fmt::Error>().is_none());
+    /// ```
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        match self {
+            ProviderError::Other(inner) => inner.downcast_ref(),
+            _ => None,
+        }
     }
 }
 

@@ -6,7 +6,8 @@ use skillkit_tests::sql as support;
 
 use std::time::Duration;
 
-use skillkit::{Catalog, KitProvider, Local, Memory, ProviderError, Skill, Sql};
+use skillkit::providers::sql::SqlError;
+use skillkit::{Catalog, KitProvider, Local, Memory, Skill, Sql};
 use skillkit_tests::{skill_md, write};
 
 /// A fresh database file's URL, and the directory that keeps it.
@@ -199,7 +200,7 @@ async fn a_database_that_cannot_be_opened_fails_the_query_and_recovers() {
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert_eq!(failures[0].provider, sql.name());
     assert!(
-        matches!(&*failures[0].error, ProviderError::Sql(_)),
+        failures[0].error.downcast_ref::<SqlError>().is_some(),
         "{:?}",
         failures[0].error
     );

@@ -95,7 +95,7 @@ pub enum SqlError {
 
 impl From<SqlError> for ProviderError {
     fn from(error: SqlError) -> Self {
-        ProviderError::Sql(Box::new(error))
+        ProviderError::Other(Box::new(error))
     }
 }
 
