@@ -138,6 +138,7 @@ pub fn start_agent(
         approval: options.approval.clone(),
         trust: options.trust.clone(),
         granted: Mutex::default(),
+        scripts: options.scripts.clone().map(crate::script::Scripts::new),
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         max_turns: options.max_turns,

@@ -39,6 +39,7 @@ pub(super) fn scope() -> ToolScope<'static> {
     ToolScope::Server {
         own: &OWN[..],
         hint: "call list_skills for the names of the skills",
+        scripts: false,
     }
 }
 
@@ -154,6 +155,10 @@ impl Host for Server<'_> {
     /// it is activated in place, and the client's host decides how to run it
     /// (its frontmatter is in `SKILL.md`).
     async fn fork(&self, _: &Arc<Skill>, _: &str) -> Option<Result<String, String>> {
+        None
+    }
+
+    fn scripts(&self) -> Option<&crate::script::Scripts> {
         None
     }
 

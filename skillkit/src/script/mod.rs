@@ -47,6 +47,7 @@ use crate::agent::{Approval, ApprovalPolicy};
 
 pub use run::{Captured, Ending, ScriptError, ScriptOutput, run_script};
 pub use sandbox::Sandbox;
+pub use tool::RUN_SKILL_SCRIPT;
 
 /// How long a script may run, unless set.
 pub const DEFAULT_SCRIPT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -389,7 +389,7 @@ mod unix {
 
     /// How many processes are in group `pgid` (Linux: read from `/proc`;
     /// elsewhere not counted).
-    pub(crate) fn group_size(pgid: i32) -> usize {
+    fn group_size(pgid: i32) -> usize {
         #[cfg(target_os = "linux")]
         {
             let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -420,6 +420,3 @@ mod unix {
         }
     }
 }
-
-#[cfg(all(test, target_os = "linux"))]
-pub(crate) use unix::group_size;
