@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use skillkit::script::{Ending, ScriptOptions, run_script};
+use skillkit::script::{Ending, Sandbox, ScriptOptions, run_script};
 
 /// A skill folder holding `files` (path, contents), and a working folder.
 struct Fixture {
@@ -284,4 +284,98 @@ async fn a_hundred_mib_of_output_is_capped() {
         &text[..200]
     );
     assert!(text.len() < 70 * 1024);
+}
+
+/// Landlock's verdict on this kernel; a test that needs it says when it
+/// checks only that the result admits the sandbox is missing.
+fn landlock(rule: &str) -> Option<Sandbox> {
+    let sandbox = Sandbox::current();
+    let enforced = match rule {
+        "network" => sandbox.is_full(),
+        _ => !matches!(sandbox, Sandbox::Unenforced { .. }),
+    };
+    if !enforced {
+        eprintln!(
+            "this kernel cannot enforce the {rule} rule ({sandbox}); checking the result says so"
+        );
+        return None;
+    }
+    Some(sandbox)
+}
+
+#[tokio::test]
+async fn a_write_outside_the_working_folder_is_refused() {
+    let f = fixture(&[(
+        "write.py",
+        "import sys\nopen(sys.argv[1], 'w').write('x')\nprint('wrote', sys.argv[1])\n",
+    )]);
+    let inside = f.work.join("ok.txt");
+    let output = run_script(
+        &f.skill,
+        "write.py",
+        &[inside.display().to_string()],
+        "",
+        &f.work,
+        &ScriptOptions::new(),
+    )
+    .await
+    .unwrap();
+    assert!(output.success(), "{output}");
+    assert!(inside.exists());
+
+    let escaped = f.outside.join("escaped.txt");
+    let output = run_script(
+        &f.skill,
+        "write.py",
+        &[escaped.display().to_string()],
+        "",
+        &f.work,
+        &ScriptOptions::new(),
+    )
+    .await
+    .unwrap();
+    let text = output.to_string();
+    match landlock("write") {
+        Some(_) => {
+            assert!(!output.success(), "{text}");
+            assert!(text.contains("PermissionError"), "{text}");
+            assert!(text.contains("sandbox: Landlock"), "{text}");
+            assert!(text.contains("writes only in the working folder"), "{text}");
+            assert!(!escaped.exists(), "the write outside went through");
+        }
+        None => assert!(text.contains("sandbox: NOT sandboxed"), "{text}"),
+    }
+}
+
+#[tokio::test]
+async fn a_connection_to_a_local_listener_is_refused() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let f = fixture(&[(
+        "connect.py",
+        "import socket, sys\nsocket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5)\n\
+         print('connected')\n",
+    )]);
+    let output = run_script(
+        &f.skill,
+        "connect.py",
+        &[port.to_string()],
+        "",
+        &f.work,
+        &ScriptOptions::new(),
+    )
+    .await
+    .unwrap();
+    let text = output.to_string();
+    listener.set_nonblocking(true).unwrap();
+    let accepted = listener.accept();
+    match landlock("network") {
+        Some(_) => {
+            assert!(!output.success(), "{text}");
+            assert!(text.contains("PermissionError"), "{text}");
+            assert!(text.contains("no TCP connections"), "{text}");
+            assert!(accepted.is_err(), "the script reached the listener");
+        }
+        None => assert!(text.contains("NOT"), "{text}"),
+    }
 }
