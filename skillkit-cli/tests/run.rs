@@ -155,6 +155,50 @@ fn run_asks_before_tools_and_allow_lets_them_run() {
     assert_eq!(text(&out.stdout), "Listed.\n");
 }
 
+/// `--allow-scripts` offers `run_skill_script`; like any tool that runs
+/// code it asks first (denied without a terminal), and `--allow` lets it run.
+#[test]
+fn allow_scripts_offers_run_skill_script_which_asks_first() {
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("helper/skills/greet/scripts/hello.py"),
+        "print('hello')\n",
+    );
+    let script = r#"[
+        {"tool_calls": [{"name": "run_skill_script", "input": {"skill": "helper:greet", "script": "scripts/hello.py"}}]},
+        {"text": "Done."}
+    ]"#;
+    let run = |extra: &[&str]| {
+        let model = fixture.script(script);
+        let out = fixture
+            .skillkit()
+            .args(["run", "helper", "Greet", "--model", &model])
+            .args(extra)
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        text(&out.stderr)
+    };
+    let stderr = run(&[]);
+    assert!(
+        stderr.contains("there is no tool `run_skill_script`"),
+        "{stderr}"
+    );
+    let stderr = run(&["--allow-scripts"]);
+    assert!(
+        stderr.contains("scripts enabled (run_skill_script); sandbox: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("allow run_skill_script"), "{stderr}");
+    assert!(stderr.contains("<- run_skill_script error:"), "{stderr}");
+    let stderr = run(&["--allow-scripts", "--allow", "run_skill_script"]);
+    assert!(
+        stderr.contains("<- run_skill_script ok: exit code: 0"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn without_a_key_run_is_offline_and_says_so() {
     let fixture = Fixture::new();
