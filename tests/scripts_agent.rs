@@ -150,3 +150,68 @@ async fn the_scripts_policy_can_deny_without_asking_and_only_activatable_skills_
     assert!(error.contains("run by people only"), "{error}");
     assert!(!error.contains("deployed"), "{error}");
 }
+
+/// `` !`command` `` in a body runs when the skill is activated only where
+/// scripts are enabled, through the scripts' policy; elsewhere it stays text.
+#[tokio::test]
+async fn dynamic_context_runs_only_where_scripts_are_enabled() {
+    let kit = kit();
+    let skill = kit.work.parent().unwrap().join("kit/skills/status");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: status\ndescription: Status.\n---\nSum: !`echo dynamic-$((1+2))`; dir: !`basename \"$SKILL_DIR\"`.\n",
+    )
+    .unwrap();
+    let activate = || Reply::ToolCalls {
+        text: String::new(),
+        calls: vec![ToolCall::new(
+            "c1",
+            "activate_skill",
+            json!({"name": "kit:status"}),
+        )],
+    };
+    let body = |events: &[skillkit::agent::AgentEvent]| outcomes(events)[0].content.clone();
+
+    let script = Scripted::new();
+    script.push(activate());
+    script.push(Reply::Text("Ok.".into()));
+    let mut agent = start_agent(lead(), options(kit.catalog.clone(), &script)).unwrap();
+    let (_, events) = ask(&mut agent, "Status?").await;
+    assert!(
+        body(&events).contains("Sum: !`echo dynamic-$((1+2))`; dir: !`basename "),
+        "{}",
+        body(&events)
+    );
+
+    let script = Scripted::new();
+    script.push(activate());
+    script.push(Reply::Text("Ok.".into()));
+    let allowed = options(kit.catalog.clone(), &script)
+        .scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    let mut agent = start_agent(lead(), allowed).unwrap();
+    let (_, events) = ask(&mut agent, "Status?").await;
+    assert!(
+        body(&events).contains("Sum: dynamic-3; dir: status."),
+        "{}",
+        body(&events)
+    );
+
+    let script = Scripted::new();
+    script.push(activate());
+    script.push(Reply::Text("Ok.".into()));
+    let asked = options(kit.catalog.clone(), &script).scripts(ScriptOptions::new());
+    let mut agent = start_agent(lead(), asked).unwrap();
+    let (_, events) = ask_deciding(&mut agent, "Status?", |request| {
+        assert_eq!(request.name, "run_skill_script");
+        assert!(request.input["command"].is_string(), "{request:?}");
+        Decision::deny("not now")
+    })
+    .await;
+    let text = body(&events);
+    assert!(
+        text.contains("was not run: the user denied it: not now"),
+        "{text}"
+    );
+    assert!(!text.contains("dynamic-3"), "{text}");
+}

@@ -125,6 +125,11 @@ pub(crate) async fn run(
     let (skill, tool, kit_metadata) = match found.target {
         Target::Activate => {
             let (skill, body) = tools.activatable.render(&call.input, host.session_id())?;
+            // `!`command`` runs only where scripts are enabled.
+            let body = match host.scripts() {
+                Some(scripts) => crate::script::expand(body, skill, scripts, host, &call.id).await,
+                None => body,
+            };
             if let Some(allowed) = tools.grants.get(skill.name.as_ref()) {
                 host.grant(allowed);
             }

@@ -93,8 +93,10 @@ pub use options::{
 // and the files listed beside a skill.
 #[cfg(feature = "mcp")]
 pub(crate) use activate::files_beside;
+// The host of a tool call: also `script`'s, for `!`command`` approvals.
+pub(crate) use dispatch::Host;
 #[cfg(feature = "mcp")]
-pub(crate) use dispatch::{Host, run as run_tool};
+pub(crate) use dispatch::run as run_tool;
 #[cfg(feature = "mcp")]
 pub(crate) use toolset::{Cache as ToolCache, Scope as ToolScope, ToolSet};
 

@@ -34,10 +34,13 @@
 //! is killed; UDP and UNIX sockets are not restricted by Landlock. Scripts
 //! run on Unix only; elsewhere a call is an error result saying so.
 
+mod dynamic;
 mod interpreter;
 mod run;
 mod sandbox;
 pub(crate) mod tool;
+
+pub(crate) use dynamic::expand;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
