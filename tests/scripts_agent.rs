@@ -215,3 +215,90 @@ async fn dynamic_context_runs_only_where_scripts_are_enabled() {
     );
     assert!(!text.contains("dynamic-3"), "{text}");
 }
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet).
+fn dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Stopping the agent drops the script's call, which kills its process
+/// group.
+#[tokio::test(flavor = "multi_thread")]
+async fn stopping_the_agent_kills_the_script() {
+    let kit = kit();
+    let tool = kit.work.parent().unwrap().join("kit/skills/tool/scripts");
+    std::fs::write(
+        tool.join("hang.sh"),
+        "sleep 300 &\necho $! > \"$HOME/pid\"\nwait\n",
+    )
+    .unwrap();
+    let script = Scripted::new();
+    script.push(call("kit:tool", "scripts/hang.sh"));
+    script.push(Reply::Text("Stopped.".into()));
+    let allowed = options(kit.catalog.clone(), &script).scripts(
+        ScriptOptions::new()
+            .working_dir(&kit.work)
+            .approval(ApprovalPolicy::allow_all()),
+    );
+    let mut agent = start_agent(lead(), allowed).unwrap();
+    agent.send_message("Hang.").unwrap();
+    let pid_file = kit.work.join("pid");
+    let pid = support::within("the script's child", async {
+        loop {
+            if let Ok(pid) = std::fs::read_to_string(&pid_file)
+                && let Ok(pid) = pid.trim().parse::<u32>()
+            {
+                return pid;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(!dead(pid));
+    agent.stop();
+    support::until_end(&mut agent).await;
+    support::within("the child killed", async {
+        while !dead(pid) {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}
+
+/// Without a named working folder, the conversation gets a temporary one,
+/// removed when the agent ends.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_temporary_working_folder_goes_with_the_agent() {
+    let kit = kit();
+    let tool = kit.work.parent().unwrap().join("kit/skills/tool/scripts");
+    std::fs::write(tool.join("home.sh"), "echo \"HOME=$HOME\"\n").unwrap();
+    let script = Scripted::new();
+    script.push(call("kit:tool", "scripts/home.sh"));
+    script.push(Reply::Text("Done.".into()));
+    let allowed = options(kit.catalog.clone(), &script)
+        .scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    let mut agent = start_agent(lead(), allowed).unwrap();
+    let (_, events) = ask(&mut agent, "Where?").await;
+    let content = &outcomes(&events)[0].content;
+    let home = content
+        .lines()
+        .find_map(|l| l.strip_prefix("HOME="))
+        .unwrap_or_else(|| panic!("{content}"));
+    let home = PathBuf::from(home);
+    assert!(
+        home.is_dir(),
+        "the working folder lives as long as the agent"
+    );
+    drop(agent);
+    support::within("the working folder removed", async {
+        while home.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}
