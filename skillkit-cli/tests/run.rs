@@ -369,6 +369,32 @@ fn chat_reads_piped_lines_and_ends_at_their_end() {
     assert_eq!(saved["messages"].as_array().unwrap().len(), 4);
 }
 
+/// `chat --allow-scripts` says at start that scripts are on and what the
+/// kernel enforces on them; without the flag it says nothing of scripts.
+#[test]
+fn chat_says_when_scripts_are_enabled_and_how_they_are_sandboxed() {
+    let fixture = Fixture::new();
+    let chat = |extra: &[&str]| {
+        let model = fixture.script(r#"[{"text": "Hi."}]"#);
+        let out = fixture
+            .skillkit()
+            .args(["chat", "helper", "--model", &model])
+            .args(extra)
+            .write_stdin("hello\n")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        text(&out.stdout)
+    };
+    assert!(!chat(&[]).contains("scripts"));
+    let shown = chat(&["--allow-scripts"]);
+    assert!(
+        shown.contains("scripts enabled (run_skill_script); sandbox: Landlock")
+            || shown.contains("scripts enabled (run_skill_script); sandbox: NOT sandboxed"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn run_skill_sends_the_skill_a_person_runs() {
     let fixture = Fixture::new();
