@@ -11,6 +11,7 @@ use skillkit::agent::{
     History, InputKind, InputRequest, start_agent,
 };
 use skillkit::llm::{LlmError, Message, ModelUri, Registry, Reply, Scripted};
+use skillkit::script::{Sandbox, ScriptOptions};
 use skillkit::{Catalog, Local, Severity};
 
 use crate::ask;
@@ -29,6 +30,8 @@ pub struct Started {
     pub catalog: Catalog,
     /// The model URI, or the note that it runs offline.
     pub model: String,
+    /// With `--allow-scripts`: what the kernel enforces on scripts.
+    pub scripts: Option<Sandbox>,
 }
 
 /// Starts the agent of `args` (inside a Tokio runtime), seeded with
@@ -62,6 +65,12 @@ pub async fn start(
     if let Some(history) = history {
         options = options.history(history);
     }
+    let scripts = args.allow_scripts.then(Sandbox::current);
+    if scripts.is_some() {
+        // The terminal policy above asks every script call (unless
+        // `--allow`ed), so the scripts' own policy adds no second question.
+        options = options.scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    }
     let agent = start_agent(Arc::clone(&definition), options)
         .map_err(|e| Failure::failed(crate::explain::agent(&e)))?;
     Ok(Started {
@@ -69,6 +78,7 @@ pub async fn start(
         definition,
         catalog,
         model: shown,
+        scripts,
     })
 }
 

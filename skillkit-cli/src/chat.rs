@@ -52,6 +52,9 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         one_line(&started.definition.description)
     );
     out!("model {}", started.model);
+    if let Some(sandbox) = &started.scripts {
+        out!("scripts enabled (run_skill_script); sandbox: {sandbox}");
+    }
     out!("session {}", file.display());
     out!("{COMMANDS}");
     if let Some(history) = &history {

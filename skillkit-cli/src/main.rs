@@ -93,6 +93,13 @@ pub struct AgentArgs {
     /// tool asks first.
     #[arg(long = "allow", value_name = "TOOL")]
     allow: Vec<String>,
+    /// Offer the model `run_skill_script`: it runs a script inside a skill's
+    /// folder (python3, bash, sh, node) in a temporary working folder, with a
+    /// scrubbed environment, a 60 s timeout and, on Linux, a Landlock sandbox
+    /// (writes only in that folder, no TCP). Every call asks first unless
+    /// `--allow run_skill_script`.
+    #[arg(long)]
+    allow_scripts: bool,
 }
 
 #[derive(Debug, Subcommand)]

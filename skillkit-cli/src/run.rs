@@ -31,6 +31,9 @@ pub fn run(
             started.definition.name,
             started.model
         );
+        if let Some(sandbox) = &started.scripts {
+            err!("scripts enabled (run_skill_script); sandbox: {sandbox}");
+        }
     }
     let message = match skill {
         Some(name) => {

@@ -8,7 +8,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use skillkit::agent::ApprovalPolicy;
 use skillkit::mcp::{HTTP_PATH, HttpOptions, McpServer};
+use skillkit::script::{Sandbox, ScriptOptions};
 
 use crate::Global;
 use crate::failure::Failure;
@@ -51,6 +53,13 @@ pub struct ServeArgs {
     /// 0: only when a client asks.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     watch_interval: f64,
+    /// Also offer `run_skill_script`: a client may run any script inside a
+    /// served skill's folder (python3, bash, sh, node) in one temporary
+    /// working folder, with a scrubbed environment, a 60 s timeout and, on
+    /// Linux, a Landlock sandbox (writes only in that folder, no TCP). MCP
+    /// has no approval of its own: the client's approval is the only one.
+    #[arg(long)]
+    allow_scripts: bool,
 }
 
 /// `skillkit serve [PATH...] [--each] [--github SOURCE]... [--http ADDR]`.
@@ -84,7 +93,15 @@ pub fn run(
             )));
         }
     };
-    let server = McpServer::new(builder.build()).watch(watch);
+    let mut server = McpServer::new(builder.build());
+    if args.allow_scripts {
+        err!(
+            "scripts enabled (run_skill_script); sandbox: {}",
+            Sandbox::current()
+        );
+        server = server.scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    }
+    let server = server.watch(watch);
     match &args.http {
         None => runtime
             .block_on(server.serve_stdio())

@@ -154,6 +154,50 @@ fn run_asks_before_tools_and_allow_lets_them_run() {
     assert_eq!(text(&out.stdout), "Listed.\n");
 }
 
+/// `--allow-scripts` offers `run_skill_script`; like any tool that runs
+/// code it asks first (denied without a terminal), and `--allow` lets it run.
+#[test]
+fn allow_scripts_offers_run_skill_script_which_asks_first() {
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("helper/skills/greet/scripts/hello.py"),
+        "print('hello')\n",
+    );
+    let script = r#"[
+        {"tool_calls": [{"name": "run_skill_script", "input": {"skill": "helper:greet", "script": "scripts/hello.py"}}]},
+        {"text": "Done."}
+    ]"#;
+    let run = |extra: &[&str]| {
+        let model = fixture.script(script);
+        let out = fixture
+            .skillkit()
+            .args(["run", "helper", "Greet", "--model", &model])
+            .args(extra)
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        text(&out.stderr)
+    };
+    let stderr = run(&[]);
+    assert!(
+        stderr.contains("there is no tool `run_skill_script`"),
+        "{stderr}"
+    );
+    let stderr = run(&["--allow-scripts"]);
+    assert!(
+        stderr.contains("scripts enabled (run_skill_script); sandbox: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("allow run_skill_script"), "{stderr}");
+    assert!(stderr.contains("<- run_skill_script error:"), "{stderr}");
+    let stderr = run(&["--allow-scripts", "--allow", "run_skill_script"]);
+    assert!(
+        stderr.contains("<- run_skill_script ok: exit code: 0"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn without_a_key_run_is_offline_and_says_so() {
     let fixture = Fixture::new();
@@ -322,6 +366,32 @@ fn chat_reads_piped_lines_and_ends_at_their_end() {
     assert!(!text(&out.stderr).contains("panicked"), "{out:?}");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
     assert_eq!(saved["messages"].as_array().unwrap().len(), 4);
+}
+
+/// `chat --allow-scripts` says at start that scripts are on and what the
+/// kernel enforces on them; without the flag it says nothing of scripts.
+#[test]
+fn chat_says_when_scripts_are_enabled_and_how_they_are_sandboxed() {
+    let fixture = Fixture::new();
+    let chat = |extra: &[&str]| {
+        let model = fixture.script(r#"[{"text": "Hi."}]"#);
+        let out = fixture
+            .skillkit()
+            .args(["chat", "helper", "--model", &model])
+            .args(extra)
+            .write_stdin("hello\n")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        text(&out.stdout)
+    };
+    assert!(!chat(&[]).contains("scripts"));
+    let shown = chat(&["--allow-scripts"]);
+    assert!(
+        shown.contains("scripts enabled (run_skill_script); sandbox: Landlock")
+            || shown.contains("scripts enabled (run_skill_script); sandbox: NOT sandboxed"),
+        "{shown}"
+    );
 }
 
 #[test]

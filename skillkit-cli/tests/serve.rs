@@ -390,3 +390,62 @@ async fn a_skill_edited_on_disk_is_notified_over_stdio() {
     assert!(prompts.iter().any(|p| p.name == "notes:plan"));
     client.cancel().await.unwrap();
 }
+
+/// `--allow-scripts` adds `run_skill_script`, which runs a served skill's
+/// script (the client's approval is the only one); without it there is no
+/// such tool.
+#[tokio::test]
+async fn allow_scripts_offers_run_skill_script() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    let plain = serve(&[&notes]).await;
+    let missing = plain
+        .call_tool({
+            let mut request = CallToolRequestParams::new("run_skill_script");
+            request.arguments = json!({"skill": "notes:search", "script": "scripts/find.sh"})
+                .as_object()
+                .cloned();
+            request
+        })
+        .await;
+    assert!(missing.is_err(), "{missing:?}");
+    plain.cancel().await.unwrap();
+
+    let client = serve(&[&notes, std::path::Path::new("--allow-scripts")]).await;
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "activate_skill",
+            "list_skills",
+            "read_skill_file",
+            "run_skill_script"
+        ]
+    );
+    let ran = call(
+        &client,
+        "run_skill_script",
+        json!({"skill": "notes:search", "script": "scripts/find.sh"}),
+    )
+    .await;
+    assert_eq!(ran.is_error, Some(false), "{ran:?}");
+    assert!(text(&ran).starts_with("exit code: 0\n"), "{}", text(&ran));
+    assert!(
+        text(&ran).contains("--- stdout ---\nfind\n"),
+        "{}",
+        text(&ran)
+    );
+    let escaped = call(
+        &client,
+        "run_skill_script",
+        json!({"skill": "notes:search", "script": "escape.txt"}),
+    )
+    .await;
+    assert!(failure(&escaped).contains("leads outside the skill's folder"));
+}

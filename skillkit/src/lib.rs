@@ -60,6 +60,9 @@ pub mod providers;
 #[cfg(any(feature = "github", feature = "llm"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub mod retry;
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+pub mod script;
 pub mod skill;
 pub mod tool;
 

@@ -3,6 +3,8 @@
 //! ([`KitProvider::tool`](crate::KitProvider::tool)).
 
 mod body;
+#[cfg(any(feature = "mcp", feature = "agent"))]
+mod files;
 mod more;
 mod render;
 
@@ -13,6 +15,8 @@ use std::sync::Arc;
 use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
 pub use body::{Body, BodyError};
+#[cfg(any(feature = "mcp", feature = "agent"))]
+pub(crate) use files::resolve_file;
 pub(crate) use more::{Maps, More};
 pub use render::Arguments;
 

@@ -65,6 +65,16 @@ impl Activatable {
     ) -> Result<(&Arc<Skill>, String), String> {
         let name = input.get("name").and_then(Value::as_str).unwrap_or("");
         let arguments = input.get("arguments").and_then(Value::as_str).unwrap_or("");
+        let skill = self.find(name)?;
+        let body = skill
+            .render(arguments, session_id.filter(|s| !s.is_empty()))
+            .map_err(|e| e.to_string())?;
+        Ok((skill, body))
+    }
+
+    /// The skill of full name `name`, if it is one of these; `Err` with what
+    /// to do when it is not (also for `run_skill_script`).
+    pub(crate) fn find(&self, name: &str) -> Result<&Arc<Skill>, String> {
         let Some(skill) = self.skills.get(name) else {
             if self.people_only.contains(name) {
                 return Err(format!(
@@ -85,10 +95,7 @@ impl Activatable {
                 Hint::Text(text) => format!("there is no skill `{name}`; {text}"),
             });
         };
-        let body = skill
-            .render(arguments, session_id.filter(|s| !s.is_empty()))
-            .map_err(|e| e.to_string())?;
-        Ok((skill, body))
+        Ok(skill)
     }
 }
 

@@ -59,6 +59,22 @@ impl Approval {
     pub fn deny(reason: impl Into<String>) -> Self {
         Approval::Deny(reason.into())
     }
+
+    /// The stricter of two verdicts: a denial over a question over an
+    /// allowance (the first denial's reason is kept).
+    ///
+    /// ```
+    /// use skillkit::agent::Approval;
+    /// assert_eq!(Approval::Allow.stricter(Approval::Ask), Approval::Ask);
+    /// assert_eq!(Approval::Ask.stricter(Approval::deny("no")), Approval::deny("no"));
+    /// ```
+    pub fn stricter(self, other: Approval) -> Approval {
+        match (self, other) {
+            (Approval::Deny(reason), _) | (_, Approval::Deny(reason)) => Approval::Deny(reason),
+            (Approval::Ask, _) | (_, Approval::Ask) => Approval::Ask,
+            (Approval::Allow, Approval::Allow) => Approval::Allow,
+        }
+    }
 }
 
 /// Decides every tool call before it runs. The default allows all.

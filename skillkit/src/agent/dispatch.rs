@@ -19,6 +19,7 @@ use crate::agent::{
     AgentDefinition, AgentPath, Approval, Decision, EventKind, InputKind, InputRequest, ToolRequest,
 };
 use crate::llm::{ToolCall, ToolResult};
+use crate::script::Scripts;
 use crate::skill::Skill;
 use crate::tool::{self, ToolContext, ToolExecution, ToolOutcome};
 
@@ -63,6 +64,8 @@ pub(crate) trait Host: Sync {
         skill: &Arc<Skill>,
         body: &str,
     ) -> impl Future<Output = Option<Result<String, String>>>;
+    /// The scripts of this conversation, when `run_skill_script` is enabled.
+    fn scripts(&self) -> Option<&Scripts>;
     /// Runs tool `name`, one of the host's own ([`Target::Own`]).
     fn run_own(&self, name: &str, input: &Value) -> impl Future<Output = Result<String, String>>;
 }
@@ -90,7 +93,14 @@ pub(crate) async fn run(
         name: name.to_owned(),
         input: call.input.clone(),
     };
-    let verdict = match host.decide(&request) {
+    let verdict = match (found.target, host.scripts()) {
+        // A script call runs only when both policies allow it.
+        (Target::Script, Some(scripts)) => host
+            .decide(&request)
+            .stricter(scripts.options.approval.decide(&request)),
+        _ => host.decide(&request),
+    };
+    let verdict = match verdict {
         // A tool an active skill of a trusted kit pre-approves is not asked.
         Approval::Ask if host.granted(found.full, &tools.names.wire(found.full)) => {
             tracing::debug!(
@@ -115,6 +125,11 @@ pub(crate) async fn run(
     let (skill, tool, kit_metadata) = match found.target {
         Target::Activate => {
             let (skill, body) = tools.activatable.render(&call.input, host.session_id())?;
+            // `!`command`` runs only where scripts are enabled.
+            let body = match host.scripts() {
+                Some(scripts) => crate::script::expand(body, skill, scripts, host, &call.id).await,
+                None => body,
+            };
             if let Some(allowed) = tools.grants.get(skill.name.as_ref()) {
                 host.grant(allowed);
             }
@@ -127,6 +142,14 @@ pub(crate) async fn run(
         }
         Target::Agent(definition) => return host.delegate(definition, &call.input).await,
         Target::Own => return host.run_own(found.full, &call.input).await,
+        Target::Script => {
+            let Some(scripts) = host.scripts() else {
+                return Err("scripts are not enabled here".to_owned());
+            };
+            let name = call.input.get("skill").and_then(Value::as_str);
+            let skill = tools.activatable.find(name.unwrap_or(""))?;
+            return scripts.call(skill, &call.input).await;
+        }
         Target::Skill {
             skill,
             tool,
@@ -293,6 +316,10 @@ impl Host for AgentRun {
 
     async fn fork(&self, skill: &Arc<Skill>, body: &str) -> Option<Result<String, String>> {
         Some(AgentRun::fork(self, skill, body).await)
+    }
+
+    fn scripts(&self) -> Option<&Scripts> {
+        self.runtime.scripts.as_ref()
     }
 
     async fn run_own(&self, name: &str, _: &Value) -> Result<String, String> {

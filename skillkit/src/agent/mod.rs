@@ -95,8 +95,10 @@ pub use trust::{MAX_TRUSTED_BYTES, TrustPolicy, TrustStore, Trusted};
 // and the files listed beside a skill.
 #[cfg(feature = "mcp")]
 pub(crate) use activate::files_beside;
+// The host of a tool call: also `script`'s, for `!`command`` approvals.
+pub(crate) use dispatch::Host;
 #[cfg(feature = "mcp")]
-pub(crate) use dispatch::{Host, run as run_tool};
+pub(crate) use dispatch::run as run_tool;
 #[cfg(feature = "mcp")]
 pub(crate) use toolset::{Cache as ToolCache, Scope as ToolScope, ToolSet};
 
@@ -140,6 +142,7 @@ pub fn start_agent(
         approval: options.approval.clone(),
         trust: options.trust.clone(),
         granted: Mutex::default(),
+        scripts: options.scripts.clone().map(crate::script::Scripts::new),
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         max_turns: options.max_turns,

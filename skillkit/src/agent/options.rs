@@ -7,6 +7,7 @@ use crate::agent::{ApprovalPolicy, History, TrustPolicy};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
 use crate::llm::Registry;
+use crate::script::ScriptOptions;
 
 /// The model an agent uses when neither the options nor its definition name
 /// one.
@@ -55,6 +56,7 @@ pub struct AgentOptions {
     pub(crate) approval: ApprovalPolicy,
     pub(crate) trust: TrustPolicy,
     pub(crate) history: History,
+    pub(crate) scripts: Option<ScriptOptions>,
 }
 
 impl AgentOptions {
@@ -79,6 +81,7 @@ impl AgentOptions {
             approval: ApprovalPolicy::default(),
             trust: TrustPolicy::default(),
             history: History::default(),
+            scripts: None,
         }
     }
 
@@ -173,6 +176,23 @@ impl AgentOptions {
     /// ```
     pub fn trust(mut self, policy: TrustPolicy) -> Self {
         self.trust = policy;
+        self
+    }
+
+    /// Offers the model `run_skill_script {skill, script, args, stdin}`, which
+    /// runs a file inside the folder of a skill it may activate, as
+    /// `options` say (off by default; see [`crate::script`] for what bounds a
+    /// script). Every call goes through the approval policy and then
+    /// [`ScriptOptions::approval`], which asks by default.
+    ///
+    /// ```
+    /// use skillkit::script::ScriptOptions;
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.scripts(ScriptOptions::new().timeout(std::time::Duration::from_secs(20)));
+    /// # let _ = options;
+    /// ```
+    pub fn scripts(mut self, options: ScriptOptions) -> Self {
+        self.scripts = Some(options);
         self
     }
 

@@ -20,6 +20,7 @@ use crate::catalog::Catalog;
 use crate::llm::{
     Adapter, AssistantMessage, Message, ModelUri, Registry, Request, ToolCall, Usage,
 };
+use crate::script::Scripts;
 
 /// What every agent of one conversation (the root and its sub-agents) shares.
 pub(crate) struct Runtime {
@@ -30,6 +31,9 @@ pub(crate) struct Runtime {
     /// The tools the skills activated in this conversation pre-approve
     /// (`allowed-tools` of trusted kits).
     pub(crate) granted: Mutex<HashSet<String>>,
+    /// `run_skill_script`, when enabled: its options and working folder,
+    /// removed with the conversation.
+    pub(crate) scripts: Option<Scripts>,
     pub(crate) tool_concurrency: usize,
     pub(crate) tool_timeout: Duration,
     /// `max_turns` set in the options, over each definition's.
@@ -176,6 +180,7 @@ impl AgentRun {
         let scope = Scope::Agent {
             definition: &self.definition,
             trust: &self.runtime.trust,
+            scripts: self.runtime.scripts.is_some(),
         };
         self.tools.get(&snapshot, &scope)
     }

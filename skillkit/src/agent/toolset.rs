@@ -20,6 +20,7 @@ use crate::agent::names::WireNames;
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Snapshot;
 use crate::llm::ToolDefinition;
+use crate::script::RUN_SKILL_SCRIPT;
 use crate::skill::{Metadata, Skill};
 use crate::tool::Tool;
 
@@ -36,6 +37,8 @@ pub(crate) enum Scope<'a> {
     Agent {
         definition: &'a AgentDefinition,
         trust: &'a TrustPolicy,
+        /// Whether `run_skill_script` is offered (scripts enabled).
+        scripts: bool,
     },
     /// A server's: every skill; `activate_skill` reaches any skill by its
     /// full name; `own` are tools the host runs itself (a skill named like
@@ -46,6 +49,8 @@ pub(crate) enum Scope<'a> {
     Server {
         own: &'a [ToolDefinition],
         hint: &'static str,
+        /// Whether `run_skill_script` is offered (scripts enabled).
+        scripts: bool,
     },
 }
 
@@ -64,6 +69,8 @@ pub(crate) enum Target {
     Agent(Arc<AgentDefinition>),
     /// A tool the host runs itself.
     Own,
+    /// `run_skill_script`: a script of a skill `activate_skill` reaches.
+    Script,
 }
 
 /// A tool call's tool, found in a [`ToolSet`].
@@ -123,10 +130,11 @@ impl ToolSet {
         };
         let reserved: Vec<&str> = match scope {
             Scope::Agent { .. } => Vec::new(),
-            Scope::Server { own, .. } => own
+            Scope::Server { own, scripts, .. } => own
                 .iter()
                 .map(|d| d.name.as_str())
                 .chain([ACTIVATE_SKILL])
+                .chain(scripts.then_some(RUN_SKILL_SCRIPT))
                 .collect(),
         };
         let mut people_only = HashSet::new();
@@ -168,7 +176,11 @@ impl ToolSet {
             }
         }
         let (activatable, system) = match scope {
-            Scope::Agent { definition, .. } => {
+            Scope::Agent {
+                definition,
+                scripts,
+                ..
+            } => {
                 for agent in snapshot.agents() {
                     if agent.name == definition.name || !allowed(&agent.name, None) {
                         continue;
@@ -180,6 +192,10 @@ impl ToolSet {
                     let names = knowledge.iter().map(|s| s.name.as_ref()).collect();
                     let def = activate::definition(Some(names));
                     add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
+                    if *scripts {
+                        let def = crate::script::tool::definition();
+                        add(RUN_SKILL_SCRIPT.to_owned(), Target::Script, def);
+                    }
                 }
                 let system = system_prompt(definition, &knowledge);
                 (
@@ -187,12 +203,16 @@ impl ToolSet {
                     system,
                 )
             }
-            Scope::Server { own, hint } => {
+            Scope::Server { own, hint, scripts } => {
                 for def in *own {
                     add(def.name.clone(), Target::Own, def.clone());
                 }
                 let def = activate::definition(None);
                 add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
+                if *scripts {
+                    let def = crate::script::tool::definition();
+                    add(RUN_SKILL_SCRIPT.to_owned(), Target::Script, def);
+                }
                 (
                     Activatable::new(knowledge, people_only, Hint::Text(hint)),
                     String::new(),

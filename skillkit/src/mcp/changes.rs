@@ -80,6 +80,8 @@ pub(super) struct Changes {
     /// the requests alike.
     tools: Arc<ToolCache>,
     interval: Option<Duration>,
+    /// Whether the tool set offers `run_skill_script`.
+    scripts: bool,
     polling: AtomicBool,
     state: Mutex<State>,
 }
@@ -99,14 +101,21 @@ impl Changes {
         catalog: Catalog,
         tools: Arc<ToolCache>,
         interval: Option<Duration>,
+        scripts: bool,
     ) -> Changes {
         Changes {
             catalog,
             tools,
             interval,
+            scripts,
             polling: AtomicBool::new(false),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// How often the catalog is polled.
+    pub(super) fn interval(&self) -> Option<Duration> {
+        self.interval
     }
 
     /// Tells `peer` of the changes found from now on, and starts the poll
@@ -138,7 +147,10 @@ impl Changes {
             return;
         }
         state.skills = snapshot.skills().cloned().collect();
-        let lists = Lists::of(snapshot, &self.tools.get(snapshot, &super::tools::scope()));
+        let lists = Lists::of(
+            snapshot,
+            &self.tools.get(snapshot, &super::tools::scope(self.scripts)),
+        );
         let Some(before) = state.lists.replace(lists) else {
             return;
         };

@@ -108,6 +108,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
 use crate::agent::{DEFAULT_TOOL_TIMEOUT, ToolCache};
 use crate::catalog::{Catalog, Snapshot};
+use crate::script::{ScriptOptions, Scripts};
 use changes::Changes;
 
 /// What the server tells a client about itself when it connects.
@@ -135,6 +136,8 @@ pub struct McpServer {
     /// The tools of the last query's catalog, shared by every connection.
     tools: Arc<ToolCache>,
     tool_timeout: Duration,
+    /// `run_skill_script`, when enabled: one working folder for the server.
+    scripts: Option<Arc<Scripts>>,
     /// Whether this connection's client is told of changes yet.
     joined: AtomicBool,
 }
@@ -148,6 +151,7 @@ impl Clone for McpServer {
             changes: Arc::clone(&self.changes),
             tools: Arc::clone(&self.tools),
             tool_timeout: self.tool_timeout,
+            scripts: self.scripts.clone(),
             joined: AtomicBool::new(false),
         }
     }
@@ -203,11 +207,13 @@ impl McpServer {
                 catalog.clone(),
                 Arc::clone(&tools),
                 Some(DEFAULT_WATCH_INTERVAL),
+                false,
             )),
             catalog,
             page_size: DEFAULT_PAGE_SIZE,
             tools,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            scripts: None,
             joined: AtomicBool::new(false),
         }
     }
@@ -227,8 +233,29 @@ impl McpServer {
             self.catalog.clone(),
             Arc::clone(&self.tools),
             interval,
+            self.scripts.is_some(),
         ));
         self
+    }
+
+    /// Offers `run_skill_script {skill, script, args, stdin}` too, running a
+    /// script of any served skill as `options` say (see [`crate::script`]);
+    /// scripts share one working folder for the server's life. MCP has no
+    /// way to ask back, so [`ScriptOptions::approval`] must allow (the
+    /// client's approval is then the only one): a call it asks about is an
+    /// error result. Call it before [`watch`](Self::watch).
+    ///
+    /// ```
+    /// use skillkit::agent::ApprovalPolicy;
+    /// use skillkit::script::ScriptOptions;
+    /// let server = skillkit::mcp::McpServer::new(skillkit::Catalog::builder().build())
+    ///     .scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    /// # let _ = server;
+    /// ```
+    pub fn scripts(mut self, options: ScriptOptions) -> McpServer {
+        self.scripts = Some(Arc::new(Scripts::new(options)));
+        let interval = self.changes.interval();
+        self.watch(interval)
     }
 
     /// Sets how many items a page of `tools/list`, `prompts/list` and
@@ -330,7 +357,11 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
         let snapshot = self.snapshot(&context.peer).await;
-        let tools = tools::definitions(&self.tools.get(&snapshot, &tools::scope()));
+        let tools = tools::definitions(
+            &self
+                .tools
+                .get(&snapshot, &tools::scope(self.scripts.is_some())),
+        );
         let (page, next) = pages::page(tools, |t| &t.name, cursor.as_deref(), self.page_size);
         let mut result = ListToolsResult::with_all_items(page);
         result.next_cursor = next;
@@ -343,9 +374,13 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
-        let tools = self.tools.get(&snapshot, &tools::scope());
+        let tools = self
+            .tools
+            .get(&snapshot, &tools::scope(self.scripts.is_some()));
         let id = context.id.to_string();
-        let result = tools::call(&tools, &snapshot, request, id, self.tool_timeout).await?;
+        let scripts = self.scripts.as_deref();
+        let result =
+            tools::call(&tools, &snapshot, request, id, self.tool_timeout, scripts).await?;
         Ok(result.into())
     }
 

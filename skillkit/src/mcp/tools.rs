@@ -20,6 +20,7 @@ use crate::agent::{
 };
 use crate::catalog::Snapshot;
 use crate::llm::{ToolCall, ToolDefinition};
+use crate::script::Scripts;
 use crate::skill::Skill;
 
 use super::files::{self, Contents};
@@ -35,10 +36,11 @@ static OWN: LazyLock<[ToolDefinition; 2]> =
     LazyLock::new(|| [list_skills_tool(), read_file_tool()]);
 
 /// Whose tools the server's set holds.
-pub(super) fn scope() -> ToolScope<'static> {
+pub(super) fn scope(scripts: bool) -> ToolScope<'static> {
     ToolScope::Server {
         own: &OWN[..],
         hint: "call list_skills for the names of the skills",
+        scripts,
     }
 }
 
@@ -70,6 +72,7 @@ pub(super) async fn call(
     request: CallToolRequestParams,
     id: String,
     timeout: Duration,
+    scripts: Option<&Scripts>,
 ) -> Result<CallToolResult, ErrorData> {
     let found = tools.find(&request.name).ok_or_else(|| {
         ErrorData::invalid_params(
@@ -87,6 +90,7 @@ pub(super) async fn call(
         tools,
         timeout,
         path: AgentPath::root(),
+        scripts,
     };
     Ok(match run_tool(tools, &found, &call, &host).await {
         Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
@@ -102,6 +106,7 @@ struct Server<'a> {
     tools: &'a ToolSet,
     timeout: Duration,
     path: AgentPath,
+    scripts: Option<&'a Scripts>,
 }
 
 impl Host for Server<'_> {
@@ -155,6 +160,10 @@ impl Host for Server<'_> {
     /// (its frontmatter is in `SKILL.md`).
     async fn fork(&self, _: &Arc<Skill>, _: &str) -> Option<Result<String, String>> {
         None
+    }
+
+    fn scripts(&self) -> Option<&Scripts> {
+        self.scripts
     }
 
     async fn run_own(&self, name: &str, input: &Value) -> Result<String, String> {

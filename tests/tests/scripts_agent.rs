@@ -1,0 +1,303 @@
+//! `run_skill_script` in an agent: offered only when enabled, reaching only
+//! skills the agent may activate, every call through the approval policy
+//! (asked by default). Real skill folders, real scripts, the scripted model.
+
+use skillkit_tests::agent as support;
+
+use std::path::PathBuf;
+
+use serde_json::json;
+use skillkit::agent::{Approval, ApprovalPolicy, Decision, InputKind, start_agent};
+use skillkit::llm::{Reply, Scripted, ToolCall};
+use skillkit::script::ScriptOptions;
+use skillkit::{Catalog, Local};
+use support::{ask, ask_deciding, error_result, lead, options, outcomes, tool_names};
+
+/// A kit `kit` with skill `tool` (a script writing a marker in its working
+/// folder) and skill `secret` (people only); the working folder.
+struct Kit {
+    _root: tempfile::TempDir,
+    catalog: Catalog,
+    work: PathBuf,
+}
+
+fn kit() -> Kit {
+    let root = tempfile::tempdir().unwrap();
+    let skills = root.path().join("kit/skills");
+    std::fs::create_dir_all(skills.join("tool/scripts")).unwrap();
+    std::fs::create_dir_all(skills.join("secret/scripts")).unwrap();
+    std::fs::write(
+        skills.join("tool/SKILL.md"),
+        "---\nname: tool\ndescription: Says hello.\n---\nRun scripts/hello.sh.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        skills.join("tool/scripts/hello.sh"),
+        "echo ran > \"$HOME/marker\"\necho \"hello $1\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        skills.join("secret/SKILL.md"),
+        "---\nname: secret\ndescription: Deploys.\ndisable-model-invocation: true\n---\nDeploy.\n",
+    )
+    .unwrap();
+    std::fs::write(skills.join("secret/scripts/deploy.sh"), "echo deployed\n").unwrap();
+    let work = root.path().join("work");
+    let catalog = Catalog::builder()
+        .provider(Local::new(root.path().join("kit")))
+        .build();
+    Kit {
+        _root: root,
+        catalog,
+        work,
+    }
+}
+
+fn call(skill: &str, script: &str) -> Reply {
+    Reply::ToolCalls {
+        text: String::new(),
+        calls: vec![ToolCall::new(
+            "c1",
+            "run_skill_script",
+            json!({"skill": skill, "script": script, "args": ["world"]}),
+        )],
+    }
+}
+
+#[tokio::test]
+async fn run_skill_script_is_absent_unless_enabled() {
+    let kit = kit();
+    let script = Scripted::new().text("Hi.").text("Hi.");
+    let mut agent = start_agent(lead(), options(kit.catalog.clone(), &script)).unwrap();
+    ask(&mut agent, "Hello").await.0.unwrap();
+    let enabled = options(kit.catalog.clone(), &script).scripts(ScriptOptions::new());
+    let mut agent = start_agent(lead(), enabled).unwrap();
+    ask(&mut agent, "Hello").await.0.unwrap();
+    let requests = script.requests();
+    assert!(!tool_names(&requests[0]).contains(&"run_skill_script"));
+    assert!(tool_names(&requests[1]).contains(&"run_skill_script"));
+}
+
+#[tokio::test]
+async fn a_script_call_is_asked_by_default_and_a_denial_reaches_the_model() {
+    let kit = kit();
+    let script = Scripted::new();
+    for answer in ["Not run.", "Ran."] {
+        script.push(call("kit:tool", "scripts/hello.sh"));
+        script.push(Reply::Text(answer.into()));
+    }
+    let options = options(kit.catalog.clone(), &script)
+        .approval(ApprovalPolicy::allow_all())
+        .scripts(ScriptOptions::new().working_dir(&kit.work));
+    let mut agent = start_agent(lead(), options).unwrap();
+
+    let (answer, events) = ask_deciding(&mut agent, "Say hello.", |request| {
+        assert_eq!(request.kind, InputKind::Approval);
+        assert_eq!(request.name, "run_skill_script");
+        assert_eq!(request.input["script"], "scripts/hello.sh");
+        Decision::deny("no scripts today")
+    })
+    .await;
+    assert_eq!(answer.unwrap(), "Not run.");
+    let error = error_result(&events);
+    assert!(
+        error.contains("denied") && error.contains("no scripts today"),
+        "{error}"
+    );
+    assert!(
+        !kit.work.join("marker").exists(),
+        "a denied script must not run"
+    );
+
+    let (answer, events) = ask_deciding(&mut agent, "Say hello.", |_| Decision::Approve).await;
+    assert_eq!(answer.unwrap(), "Ran.");
+    let result = &outcomes(&events)[0];
+    assert!(!result.is_error, "{}", result.content);
+    assert!(
+        result.content.contains("exit code: 0"),
+        "{}",
+        result.content
+    );
+    assert!(result.content.contains("hello world"), "{}", result.content);
+    assert_eq!(
+        std::fs::read_to_string(kit.work.join("marker")).unwrap(),
+        "ran\n"
+    );
+}
+
+#[tokio::test]
+async fn the_scripts_policy_can_deny_without_asking_and_only_activatable_skills_are_reached() {
+    let kit = kit();
+    let script = Scripted::new();
+    script.push(call("kit:tool", "scripts/hello.sh"));
+    script.push(Reply::Text("Denied.".into()));
+    let denying = options(kit.catalog.clone(), &script).scripts(
+        ScriptOptions::new().approval(ApprovalPolicy::new(|_| Approval::deny("read-only session"))),
+    );
+    let mut agent = start_agent(lead(), denying).unwrap();
+    let (_, events) = ask(&mut agent, "Say hello.").await;
+    assert!(error_result(&events).contains("read-only session"));
+
+    let script = Scripted::new();
+    script.push(call("kit:secret", "scripts/deploy.sh"));
+    script.push(Reply::Text("Refused.".into()));
+    let allowing = options(kit.catalog.clone(), &script)
+        .scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    let mut agent = start_agent(lead(), allowing).unwrap();
+    let (_, events) = ask(&mut agent, "Deploy.").await;
+    let error = error_result(&events);
+    assert!(error.contains("run by people only"), "{error}");
+    assert!(!error.contains("deployed"), "{error}");
+}
+
+/// `` !`command` `` in a body runs when the skill is activated only where
+/// scripts are enabled, through the scripts' policy; elsewhere it stays text.
+#[tokio::test]
+async fn dynamic_context_runs_only_where_scripts_are_enabled() {
+    let kit = kit();
+    let skill = kit.work.parent().unwrap().join("kit/skills/status");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: status\ndescription: Status.\n---\nSum: !`echo dynamic-$((1+2))`; dir: !`basename \"$SKILL_DIR\"`.\n",
+    )
+    .unwrap();
+    let activate = || Reply::ToolCalls {
+        text: String::new(),
+        calls: vec![ToolCall::new(
+            "c1",
+            "activate_skill",
+            json!({"name": "kit:status"}),
+        )],
+    };
+    let body = |events: &[skillkit::agent::AgentEvent]| outcomes(events)[0].content.clone();
+
+    let script = Scripted::new();
+    script.push(activate());
+    script.push(Reply::Text("Ok.".into()));
+    let mut agent = start_agent(lead(), options(kit.catalog.clone(), &script)).unwrap();
+    let (_, events) = ask(&mut agent, "Status?").await;
+    assert!(
+        body(&events).contains("Sum: !`echo dynamic-$((1+2))`; dir: !`basename "),
+        "{}",
+        body(&events)
+    );
+
+    let script = Scripted::new();
+    script.push(activate());
+    script.push(Reply::Text("Ok.".into()));
+    let allowed = options(kit.catalog.clone(), &script)
+        .scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    let mut agent = start_agent(lead(), allowed).unwrap();
+    let (_, events) = ask(&mut agent, "Status?").await;
+    assert!(
+        body(&events).contains("Sum: dynamic-3; dir: status."),
+        "{}",
+        body(&events)
+    );
+
+    let script = Scripted::new();
+    script.push(activate());
+    script.push(Reply::Text("Ok.".into()));
+    let asked = options(kit.catalog.clone(), &script).scripts(ScriptOptions::new());
+    let mut agent = start_agent(lead(), asked).unwrap();
+    let (_, events) = ask_deciding(&mut agent, "Status?", |request| {
+        assert_eq!(request.name, "run_skill_script");
+        assert!(request.input["command"].is_string(), "{request:?}");
+        Decision::deny("not now")
+    })
+    .await;
+    let text = body(&events);
+    assert!(
+        text.contains("was not run: the user denied it: not now"),
+        "{text}"
+    );
+    assert!(!text.contains("dynamic-3"), "{text}");
+}
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet).
+fn dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Stopping the agent drops the script's call, which kills its process
+/// group.
+#[tokio::test(flavor = "multi_thread")]
+async fn stopping_the_agent_kills_the_script() {
+    let kit = kit();
+    let tool = kit.work.parent().unwrap().join("kit/skills/tool/scripts");
+    std::fs::write(
+        tool.join("hang.sh"),
+        "sleep 300 &\necho $! > \"$HOME/pid\"\nwait\n",
+    )
+    .unwrap();
+    let script = Scripted::new();
+    script.push(call("kit:tool", "scripts/hang.sh"));
+    script.push(Reply::Text("Stopped.".into()));
+    let allowed = options(kit.catalog.clone(), &script).scripts(
+        ScriptOptions::new()
+            .working_dir(&kit.work)
+            .approval(ApprovalPolicy::allow_all()),
+    );
+    let mut agent = start_agent(lead(), allowed).unwrap();
+    agent.send_message("Hang.").unwrap();
+    let pid_file = kit.work.join("pid");
+    let pid = support::within("the script's child", async {
+        loop {
+            if let Ok(pid) = std::fs::read_to_string(&pid_file)
+                && let Ok(pid) = pid.trim().parse::<u32>()
+            {
+                return pid;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(!dead(pid));
+    agent.stop();
+    support::until_end(&mut agent).await;
+    support::within("the child killed", async {
+        while !dead(pid) {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}
+
+/// Without a named working folder, the conversation gets a temporary one,
+/// removed when the agent ends.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_temporary_working_folder_goes_with_the_agent() {
+    let kit = kit();
+    let tool = kit.work.parent().unwrap().join("kit/skills/tool/scripts");
+    std::fs::write(tool.join("home.sh"), "echo \"HOME=$HOME\"\n").unwrap();
+    let script = Scripted::new();
+    script.push(call("kit:tool", "scripts/home.sh"));
+    script.push(Reply::Text("Done.".into()));
+    let allowed = options(kit.catalog.clone(), &script)
+        .scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+    let mut agent = start_agent(lead(), allowed).unwrap();
+    let (_, events) = ask(&mut agent, "Where?").await;
+    let content = &outcomes(&events)[0].content;
+    let home = content
+        .lines()
+        .find_map(|l| l.strip_prefix("HOME="))
+        .unwrap_or_else(|| panic!("{content}"));
+    let home = PathBuf::from(home);
+    assert!(
+        home.is_dir(),
+        "the working folder lives as long as the agent"
+    );
+    drop(agent);
+    support::within("the working folder removed", async {
+        while home.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}
