@@ -140,6 +140,11 @@ impl<'a> Fields<'a> {
         self.map.contains_key(key)
     }
 
+    /// Whether `key` is given as a YAML list.
+    pub(crate) fn is_list(&self, key: &str) -> bool {
+        matches!(self.map.get(key), Some(Value::Array(_)))
+    }
+
     /// The keys nobody took. When none is left, a new empty map: the taken
     /// keys' map would keep its emptied node allocated (hundreds of bytes per
     /// skill, for as long as the skill is held).

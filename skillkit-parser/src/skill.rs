@@ -104,6 +104,16 @@ impl SkillDocument {
         let description =
             fields.required("description", "What the skill does and when to use it.")?;
         let name_line = fields.line("name");
+        if fields.is_list("allowed-tools") {
+            // Accepted, as Claude Code does; the spec writes one string.
+            let line = fields.line("allowed-tools");
+            fields.warnings.push(Diagnostic::warning(
+                line,
+                1,
+                "`allowed-tools` is a YAML list; the Agent Skills specification writes it as one \
+                 space-separated string: `allowed-tools: Read Grep`",
+            ));
+        }
         let doc_fields = SkillDocument {
             license: fields.text("license"),
             compatibility: fields.text("compatibility"),
@@ -371,6 +381,23 @@ mod tests {
         let err =
             SkillDocument::parse("---\nname: a\ndescription: a: b\n  bad: [\n---\n").unwrap_err();
         assert!(err.message.contains("invalid YAML"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_list_of_allowed_tools_is_read_with_a_warning() {
+        let doc = SkillDocument::parse(
+            "---\nname: a\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(git:*)\n---\n",
+        )
+        .unwrap();
+        assert_eq!(doc.allowed_tools, ["Read", "Bash(git:*)"]);
+        assert_eq!(doc.warnings.len(), 1, "{:?}", doc.warnings);
+        assert_eq!(doc.warnings[0].line, 4);
+        assert!(doc.warnings[0].message.contains("space-separated string"));
+        let text =
+            SkillDocument::parse("---\nname: a\ndescription: d\nallowed-tools: Read Grep\n---\n")
+                .unwrap();
+        assert_eq!(text.allowed_tools, ["Read", "Grep"]);
+        assert!(text.warnings.is_empty(), "{:?}", text.warnings);
     }
 
     #[test]
