@@ -791,3 +791,71 @@ async fn a_sub_agent_sends_its_own_request_and_its_answer_is_the_parents_tool_re
     assert_eq!(results[0]["tool_use_id"], "call_edit");
     assert_eq!(results[0]["content"], "the cat");
 }
+
+/// Skills as written for Claude Code, and a real one of the corpus
+/// (`user-invocable: true`, an `argument-hint`), through the Anthropic
+/// adapter: the request the server records lists what the model may use and
+/// never the skill only people run.
+#[tokio::test]
+async fn the_anthropic_request_never_lists_a_skill_only_people_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("ops");
+    skillkit_tests::write(
+        kit.join("skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy the application to production\n\
+         disable-model-invocation: true\n---\nDeploy $ARGUMENTS to production.\n",
+    );
+    skillkit_tests::write(
+        kit.join("skills/legacy-system-context/SKILL.md"),
+        "---\nname: legacy-system-context\ndescription: How the legacy billing system works\n\
+         user-invocable: false\n---\nInvoices live in one table.\n",
+    );
+    let real = skillkit_tests::corpus()
+        .join("github__awesome-copilot/skills/react-container-presentation-component/SKILL.md");
+    std::fs::create_dir_all(kit.join("skills/react-container-presentation-component")).unwrap();
+    std::fs::copy(
+        &real,
+        kit.join("skills/react-container-presentation-component/SKILL.md"),
+    )
+    .unwrap();
+    let catalog = Catalog::builder()
+        .provider(skillkit::Local::new(&kit))
+        .build();
+    let server = Server::start(vec![
+        Reply::sse(anthropic_tool_calls(
+            "",
+            &[("toolu_1", "activate_skill", json!({"name": "ops:deploy"}))],
+        )),
+        Reply::sse(anthropic_text("I cannot deploy; run /deploy yourself.")),
+    ])
+    .await;
+    let mut agent = agent(catalog, anthropic(&server), "anthropic://claude-sonnet-4-6");
+    let events = converse(&mut agent, "Ship version 2").await;
+    assert_eq!(finished(&events), "I cannot deploy; run /deploy yourself.");
+
+    let sent = server.received()[0].json();
+    let system = sent["system"].to_string();
+    assert!(!system.contains("deploy"), "{system}");
+    assert!(system.contains("ops:legacy-system-context"), "{system}");
+    assert!(
+        system.contains("ops:react-container-presentation-component"),
+        "{system}"
+    );
+    let activate = sent["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "activate_skill")
+        .unwrap();
+    assert_eq!(
+        activate["input_schema"]["properties"]["name"]["enum"],
+        json!([
+            "ops:legacy-system-context",
+            "ops:react-container-presentation-component"
+        ])
+    );
+    // Named anyway, the refusal goes back as the tool's error result.
+    let second = server.received()[1].json().to_string();
+    assert!(second.contains("run by people only"), "{second}");
+    assert!(second.contains("\"is_error\":true"), "{second}");
+}
