@@ -16,12 +16,13 @@ use std::path::{Path, PathBuf};
 use futures::FutureExt;
 use rustyline::error::ReadlineError;
 use rustyline::history::{DefaultHistory, History as _};
-use rustyline::{Config, DefaultEditor};
+use rustyline::{Config, Editor};
 use skillkit::agent::{Agent, EventKind, History};
 use skillkit::llm::Message;
 use tokio::runtime::Runtime;
 
 use crate::agent::{self, Started, decision, question, shorten};
+use crate::commands::Commands;
 use crate::failure::Failure;
 use crate::list::one_line;
 use crate::output::out;
@@ -68,7 +69,8 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
     };
     let mut interrupted = false;
     loop {
-        let line = match prompt.read("> ") {
+        let commands = chat.commands();
+        let line = match prompt.read_with("> ", commands) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) if !interrupted => {
                 interrupted = true;
@@ -194,6 +196,12 @@ impl Chat<'_> {
         Ok(())
     }
 
+    /// What the person may type at the next prompt.
+    fn commands(&mut self) -> Commands {
+        let snapshot = self.runtime.block_on(self.started.catalog.snapshot());
+        Commands::of(&snapshot)
+    }
+
     /// `/skills`: the skills a person runs (`/name ARGUMENT-HINT`), then
     /// those the agent uses on its own (`user-invocable: false`).
     fn list_skills(&mut self) {
@@ -271,9 +279,15 @@ impl Prompt {
         })
     }
 
-    /// One line typed after `prompt`.
+    /// One line typed after `prompt` (an answer: nothing to complete).
     fn read(&mut self, prompt: &str) -> Result<String, ReadlineError> {
+        self.read_with(prompt, Commands::default())
+    }
+
+    /// One line typed after `prompt`, `commands` completed with Tab.
+    fn read_with(&mut self, prompt: &str, commands: Commands) -> Result<String, ReadlineError> {
         let mut editor = editor(std::mem::take(&mut self.history))?;
+        editor.set_helper(Some(commands));
         let line = editor.readline(prompt);
         self.history = std::mem::take(editor.history_mut());
         line
@@ -286,8 +300,8 @@ impl Prompt {
 }
 
 /// A line editor with `history`.
-fn editor(history: DefaultHistory) -> rustyline::Result<DefaultEditor> {
-    DefaultEditor::with_history(Config::default(), history)
+fn editor(history: DefaultHistory) -> rustyline::Result<Editor<Commands, DefaultHistory>> {
+    Editor::with_history(Config::default(), history)
 }
 
 /// Ctrl-C while an answer streams.

@@ -20,6 +20,7 @@
 mod agent;
 mod ask;
 mod chat;
+mod commands;
 mod exit;
 mod explain;
 mod failure;

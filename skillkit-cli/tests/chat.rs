@@ -476,3 +476,34 @@ fn a_person_runs_the_skills_that_are_theirs() {
             .contains("Deploy v2 to production.")
     );
 }
+
+#[test]
+fn tab_completes_a_skill_and_shows_its_argument_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    claude_code_agent(dir.path());
+    let script = r#"[{"text": "Fixed, as the skill says."}]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("> ").unwrap();
+    // Tab after `/fix` completes the command; its argument hint follows.
+    session.send("/fix\t").unwrap();
+    session.flush().unwrap();
+    session.exp_string("[issue-number]").unwrap();
+    session.send_line("42").unwrap();
+    session.exp_string("(using helper:fix-issue)").unwrap();
+    session.exp_string("Fixed, as the skill says.").unwrap();
+    // The background skill is no command: Tab completes nothing.
+    session.exp_string("> ").unwrap();
+    session.send("/legacy\t").unwrap();
+    session.flush().unwrap();
+    session.send_line("").unwrap();
+    // The terminal's bell: no completion, the line stays as typed.
+    session.exp_string("/legacy\u{7}").unwrap();
+    session
+        .exp_string("no skill `legacy`; /skills lists them")
+        .unwrap();
+    quit(session);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("session.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["messages"][0]["text"], "Fix GitHub issue 42.\n");
+}
