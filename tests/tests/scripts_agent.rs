@@ -301,3 +301,45 @@ async fn the_temporary_working_folder_goes_with_the_agent() {
     })
     .await;
 }
+
+/// A kit the trust policy does not trust (here: one found in a project):
+/// its scripts and its dynamic context are asked although both policies
+/// allow them; a trusted kit's run unasked.
+#[tokio::test]
+async fn an_untrusted_kits_scripts_and_dynamic_context_are_always_asked() {
+    use skillkit::Origin;
+    let kit = kit();
+    let skills = kit._root.path().join("kit/skills");
+    std::fs::create_dir_all(skills.join("context")).unwrap();
+    std::fs::write(
+        skills.join("context/SKILL.md"),
+        "---\nname: context\ndescription: Shows the date.\n---\nToday: !`echo 2026`.\n",
+    )
+    .unwrap();
+    for (origin, asked) in [(Origin::Application, 0), (Origin::Project, 2)] {
+        let catalog = Catalog::builder()
+            .provider(Local::new(kit._root.path().join("kit")).with_origin(origin))
+            .build();
+        let script = Scripted::new();
+        script.push(call("kit:tool", "scripts/hello.sh"));
+        let script = script
+            .tool_call("c2", "activate_skill", json!({"name": "kit:context"}))
+            .text("Done.");
+        let allow_all = ScriptOptions::new()
+            .working_dir(&kit.work)
+            .approval(ApprovalPolicy::allow_all());
+        let options = options(catalog, &script).scripts(allow_all);
+        let mut agent = start_agent(lead(), options).unwrap();
+        let questions = std::sync::Mutex::new(0);
+        let (answer, events) = ask_deciding(&mut agent, "Go", |_| {
+            *questions.lock().unwrap() += 1;
+            Decision::Approve
+        })
+        .await;
+        assert_eq!(answer.unwrap(), "Done.");
+        let results = outcomes(&events);
+        assert!(results[0].content.contains("hello world"), "{results:?}");
+        assert!(results[1].content.contains("Today: 2026."), "{results:?}");
+        assert_eq!(*questions.lock().unwrap(), asked, "{origin:?}");
+    }
+}

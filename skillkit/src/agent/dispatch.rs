@@ -111,6 +111,19 @@ pub(crate) async fn run(
         }
         verdict => verdict,
     };
+    // The scripts of a skill whose kit is not trusted are always asked.
+    let verdict = match (found.target, verdict) {
+        (Target::Script, Approval::Allow)
+            if call
+                .input
+                .get("skill")
+                .and_then(Value::as_str)
+                .is_some_and(|skill| tools.untrusted.contains(skill)) =>
+        {
+            Approval::Ask
+        }
+        (_, verdict) => verdict,
+    };
     match verdict {
         Approval::Allow => {}
         Approval::Deny(reason) => return Err(format!("the call was denied: {reason}")),
@@ -127,7 +140,10 @@ pub(crate) async fn run(
             let (skill, body) = tools.activatable.render(&call.input, host.session_id())?;
             // `!`command`` runs only where scripts are enabled.
             let body = match host.scripts() {
-                Some(scripts) => crate::script::expand(body, skill, scripts, host, &call.id).await,
+                Some(scripts) => {
+                    let always_ask = tools.untrusted.contains(skill.name.as_ref());
+                    crate::script::expand(body, skill, scripts, host, &call.id, always_ask).await
+                }
                 None => body,
             };
             if let Some(allowed) = tools.grants.get(skill.name.as_ref()) {

@@ -104,6 +104,9 @@ pub(crate) struct ToolSet {
     /// The tools each skill pre-approves once activated (`allowed-tools`,
     /// only for skills of trusted kits), by the skill's full name.
     pub(crate) grants: HashMap<String, Vec<String>>,
+    /// The skills whose kit the trust policy does not trust (an agent's
+    /// set only): their scripts and dynamic context are always asked.
+    pub(crate) untrusted: HashSet<String>,
     /// An agent's system prompt: the definition's, then the skills block.
     pub(crate) system: String,
 }
@@ -139,6 +142,7 @@ impl ToolSet {
         };
         let mut people_only = HashSet::new();
         let mut grants = HashMap::new();
+        let mut untrusted = HashSet::new();
         for entry in snapshot.entries() {
             let name = entry.skill.name.as_ref();
             if !allowed(name, Some(entry.kit.name.as_ref())) {
@@ -164,12 +168,13 @@ impl ToolSet {
                     }
                 }
                 _ => {
-                    if let Scope::Agent { trust, .. } = scope
-                        && !entry.skill.allowed_tools().is_empty()
-                        && trust.trusts(entry.kit)
-                    {
-                        let tools = entry.skill.allowed_tools().iter();
-                        grants.insert(name.to_owned(), tools.map(|t| t.to_string()).collect());
+                    if let Scope::Agent { trust, .. } = scope {
+                        if !trust.trusts(entry.kit) {
+                            untrusted.insert(name.to_owned());
+                        } else if !entry.skill.allowed_tools().is_empty() {
+                            let tools = entry.skill.allowed_tools().iter();
+                            grants.insert(name.to_owned(), tools.map(|t| t.to_string()).collect());
+                        }
                     }
                     knowledge.push(Arc::clone(entry.skill));
                 }
@@ -235,6 +240,7 @@ impl ToolSet {
             full_names: full_names.into(),
             activatable,
             grants,
+            untrusted,
             system,
         }
     }

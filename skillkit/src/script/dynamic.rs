@@ -35,13 +35,15 @@ fn commands(body: &str) -> Vec<(usize, usize, &str)> {
 
 /// `body` (skill `skill`'s, rendered) with each `` !`command` `` replaced by
 /// what it printed, or by a note saying why it did not run. `call_id` is the
-/// activation's.
+/// activation's; `always_ask` (a skill of an untrusted kit): each command is
+/// asked even where the policies allow it.
 pub(crate) async fn expand(
     body: String,
     skill: &Skill,
     scripts: &Scripts,
     host: &impl Host,
     call_id: &str,
+    always_ask: bool,
 ) -> String {
     let found = commands(&body);
     if found.is_empty() {
@@ -51,7 +53,7 @@ pub(crate) async fn expand(
     let mut last = 0;
     for (start, end, command) in found {
         out.push_str(&body[last..start]);
-        out.push_str(&run_one(command, skill, scripts, host, call_id).await);
+        out.push_str(&run_one(command, skill, scripts, host, call_id, always_ask).await);
         last = end;
     }
     out.push_str(&body[last..]);
@@ -64,6 +66,7 @@ async fn run_one(
     scripts: &Scripts,
     host: &impl Host,
     call_id: &str,
+    always_ask: bool,
 ) -> String {
     let request = ToolRequest {
         agent: host.path().clone(),
@@ -71,9 +74,12 @@ async fn run_one(
         name: RUN_SKILL_SCRIPT.to_owned(),
         input: json!({"skill": skill.name, "command": command}),
     };
-    let verdict = host
+    let mut verdict = host
         .decide(&request)
         .stricter(scripts.options.approval.decide(&request));
+    if always_ask {
+        verdict = verdict.stricter(Approval::Ask);
+    }
     let refused = |why: String| format!("[`{command}` was not run: {why}]");
     match verdict {
         Approval::Allow => {}
