@@ -419,6 +419,9 @@ fn metadata(stored: &Stored) -> Metadata {
     metadata
 }
 
+// Not listed when a type is not a provider: the note on `KitProvider` says
+// what to write, and the list of SkillKit's own providers would not help.
+#[diagnostic::do_not_recommend]
 #[async_trait::async_trait]
 impl KitProvider for GitHub {
     fn name(&self) -> Cow<'_, str> {

@@ -357,6 +357,9 @@ impl Local {
     }
 }
 
+// Not listed when a type is not a provider: the note on `KitProvider` says
+// what to write, and the list of SkillKit's own providers would not help.
+#[diagnostic::do_not_recommend]
 #[async_trait::async_trait]
 impl KitProvider for Local {
     fn name(&self) -> Cow<'_, str> {

@@ -328,6 +328,9 @@ struct Changes {
     agents: Vec<AgentRow>,
 }
 
+// Not listed when a type is not a provider: the note on `KitProvider` says
+// what to write, and the list of SkillKit's own providers would not help.
+#[diagnostic::do_not_recommend]
 #[async_trait::async_trait]
 impl KitProvider for Sql {
     fn name(&self) -> Cow<'_, str> {
