@@ -60,9 +60,11 @@ pub mod providers;
 #[cfg(any(feature = "github", feature = "llm"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub mod retry;
+/// The script runner of `run_skill_script`, part of the agent runtime
+/// ([`agent::script`]), at the root for short paths.
 #[cfg(feature = "agent")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
-pub mod script;
+pub use agent::script;
 pub mod skill;
 pub mod tool;
 

@@ -14,12 +14,12 @@ use tracing::Instrument;
 
 use crate::agent::activate;
 use crate::agent::run::AgentRun;
+use crate::agent::script::Scripts;
 use crate::agent::toolset::{Found, Target, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentPath, Approval, Decision, EventKind, InputKind, InputRequest, ToolRequest,
 };
 use crate::llm::{ToolCall, ToolResult};
-use crate::script::Scripts;
 use crate::skill::Skill;
 use crate::tool::{self, ToolContext, ToolExecution, ToolOutcome};
 
@@ -142,7 +142,8 @@ pub(crate) async fn run(
             let body = match host.scripts() {
                 Some(scripts) => {
                     let always_ask = tools.untrusted.contains(skill.name.as_ref());
-                    crate::script::expand(body, skill, scripts, host, &call.id, always_ask).await
+                    crate::agent::script::expand(body, skill, scripts, host, &call.id, always_ask)
+                        .await
                 }
                 None => body,
             };

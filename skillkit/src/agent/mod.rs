@@ -67,6 +67,7 @@ mod names;
 mod options;
 mod run;
 mod schema;
+pub mod script;
 mod stream;
 mod toolset;
 mod trust;
@@ -142,7 +143,10 @@ pub fn start_agent(
         approval: options.approval.clone(),
         trust: options.trust.clone(),
         granted: Mutex::default(),
-        scripts: options.scripts.clone().map(crate::script::Scripts::new),
+        scripts: options
+            .scripts
+            .clone()
+            .map(crate::agent::script::Scripts::new),
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         max_turns: options.max_turns,

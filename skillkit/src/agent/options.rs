@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
+use crate::agent::script::ScriptOptions;
 use crate::agent::{ApprovalPolicy, History, TrustPolicy};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
 use crate::llm::Registry;
-use crate::script::ScriptOptions;
 
 /// The model an agent uses when neither the options nor its definition name
 /// one.
@@ -181,7 +181,7 @@ impl AgentOptions {
 
     /// Offers the model `run_skill_script {skill, script, args, stdin}`, which
     /// runs a file inside the folder of a skill it may activate, as
-    /// `options` say (off by default; see [`crate::script`] for what bounds a
+    /// `options` say (off by default; see [`crate::agent::script`] for what bounds a
     /// script). Every call goes through the approval policy and then
     /// [`ScriptOptions::approval`], which asks by default.
     ///

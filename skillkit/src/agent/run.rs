@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::agent::script::Scripts;
 use crate::agent::toolset::{Cache, Scope, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentError, AgentEvent, AgentPath, ApprovalPolicy, Decision, EventKind,
@@ -20,7 +21,6 @@ use crate::catalog::Catalog;
 use crate::llm::{
     Adapter, AssistantMessage, Message, ModelUri, Registry, Request, ToolCall, Usage,
 };
-use crate::script::Scripts;
 
 /// What every agent of one conversation (the root and its sub-agents) shares.
 pub(crate) struct Runtime {

@@ -17,10 +17,10 @@ use serde_json::Value;
 use crate::agent::TrustPolicy;
 use crate::agent::activate::{self, ACTIVATE_SKILL, Activatable, Hint};
 use crate::agent::names::WireNames;
+use crate::agent::script::RUN_SKILL_SCRIPT;
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Snapshot;
 use crate::llm::ToolDefinition;
-use crate::script::RUN_SKILL_SCRIPT;
 use crate::skill::{Metadata, Skill};
 use crate::tool::Tool;
 
@@ -198,7 +198,7 @@ impl ToolSet {
                     let def = activate::definition(Some(names));
                     add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
                     if *scripts {
-                        let def = crate::script::tool::definition();
+                        let def = crate::agent::script::tool::definition();
                         add(RUN_SKILL_SCRIPT.to_owned(), Target::Script, def);
                     }
                 }
@@ -215,7 +215,7 @@ impl ToolSet {
                 let def = activate::definition(None);
                 add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
                 if *scripts {
-                    let def = crate::script::tool::definition();
+                    let def = crate::agent::script::tool::definition();
                     add(RUN_SKILL_SCRIPT.to_owned(), Target::Script, def);
                 }
                 (

@@ -106,9 +106,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
+use crate::agent::script::{ScriptOptions, Scripts};
 use crate::agent::{DEFAULT_TOOL_TIMEOUT, ToolCache};
 use crate::catalog::{Catalog, Snapshot};
-use crate::script::{ScriptOptions, Scripts};
 use changes::Changes;
 
 /// What the server tells a client about itself when it connects.
@@ -239,7 +239,7 @@ impl McpServer {
     }
 
     /// Offers `run_skill_script {skill, script, args, stdin}` too, running a
-    /// script of any served skill as `options` say (see [`crate::script`]);
+    /// script of any served skill as `options` say (see [`crate::agent::script`]);
     /// scripts share one working folder for the server's life. MCP has no
     /// way to ask back, so [`ScriptOptions::approval`] must allow (the
     /// client's approval is then the only one): a call it asks about is an

@@ -14,13 +14,13 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
 
+use crate::agent::script::Scripts;
 use crate::agent::{
     ACTIVATE_SKILL, AgentDefinition, AgentPath, Approval, Decision, Host, InputKind, ToolRequest,
     ToolScope, ToolSet, run_tool,
 };
 use crate::catalog::Snapshot;
 use crate::llm::{ToolCall, ToolDefinition};
-use crate::script::Scripts;
 use crate::skill::Skill;
 
 use super::files::{self, Contents};

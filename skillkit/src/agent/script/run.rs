@@ -127,7 +127,7 @@ impl fmt::Display for ScriptOutput {
 /// Runs `script` (a path relative to `skill_dir`) with `args` and `stdin`,
 /// in working folder `work`, under `options`: the folder's path rule, the
 /// interpreter, the environment, the limits and the sandbox described in
-/// [the module](crate::script). `Err` when it could not be started.
+/// [the module](crate::agent::script). `Err` when it could not be started.
 ///
 /// ```no_run
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -212,8 +212,8 @@ mod unix {
     use tokio::sync::Notify;
 
     use super::{Ending, Reading, ScriptError, ScriptOutput, capture};
-    use crate::script::ScriptOptions;
-    use crate::script::sandbox;
+    use crate::agent::script::ScriptOptions;
+    use crate::agent::script::sandbox;
 
     /// How often the group's processes are counted.
     const POLL: Duration = Duration::from_millis(100);
