@@ -143,6 +143,7 @@ impl ToolSet {
         let mut people_only = HashSet::new();
         let mut grants = HashMap::new();
         let mut untrusted = HashSet::new();
+        let mut kit_trusted: HashMap<*const crate::kit::Kit, bool> = HashMap::new();
         for entry in snapshot.entries() {
             let name = entry.skill.name.as_ref();
             if !allowed(name, Some(entry.kit.name.as_ref())) {
@@ -169,7 +170,13 @@ impl ToolSet {
                 }
                 _ => {
                     if let Scope::Agent { trust, .. } = scope {
-                        if !trust.trusts(entry.kit) {
+                        // Once per kit: a store-backed policy digests the
+                        // kit's folder to answer.
+                        let kit = std::ptr::from_ref(entry.kit);
+                        let trusted = *kit_trusted
+                            .entry(kit)
+                            .or_insert_with(|| trust.trusts(entry.kit));
+                        if !trusted {
                             untrusted.insert(name.to_owned());
                         } else if !entry.skill.allowed_tools().is_empty() {
                             let tools = entry.skill.allowed_tools().iter();

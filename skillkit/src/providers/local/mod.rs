@@ -213,17 +213,8 @@ impl Local {
     /// let local = skillkit::Local::new("/app/skills/v2").named("files");
     /// ```
     pub fn named(self, name: impl Into<String>) -> Self {
-        let inner = Inner {
-            dir: self.inner.dir.clone(),
-            name: Some(name.into()),
-            each: self.inner.each,
-            origin: self.inner.origin,
-            label: self.inner.label.clone(),
-            cache: Mutex::new(Cache::default()),
-        };
-        Local {
-            inner: Arc::new(inner),
-        }
+        let origin = self.inner.origin;
+        self.rebuilt(Some(name.into()), origin)
     }
 
     /// The same provider with its kits of `origin` (a `Local` is
@@ -236,9 +227,15 @@ impl Local {
     /// assert_eq!(local.origin(), Origin::Project);
     /// ```
     pub fn with_origin(self, origin: Origin) -> Self {
+        let name = self.inner.name.clone();
+        self.rebuilt(name, origin)
+    }
+
+    /// The same folder with kit name `name` and `origin`, and a fresh cache.
+    fn rebuilt(&self, name: Option<String>, origin: Origin) -> Self {
         let inner = Inner {
             dir: self.inner.dir.clone(),
-            name: self.inner.name.clone(),
+            name,
             each: self.inner.each,
             origin,
             label: self.inner.label.clone(),
