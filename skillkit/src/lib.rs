@@ -54,6 +54,9 @@ pub mod llm;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
+#[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
+pub mod mcp_client;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
