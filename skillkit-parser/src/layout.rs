@@ -94,6 +94,10 @@ pub struct KitLayout {
     pub agents: Vec<PathBuf>,
     /// Folders that could not be read (the rest of the kit still loads).
     pub diagnostics: Vec<Diagnostic>,
+    /// Whether a file or folder of the kit was reached through a symbolic
+    /// link: a change made to its target elsewhere changes nothing in the
+    /// kit's own folders (so a watcher of those folders does not see it).
+    pub links: bool,
 }
 
 impl KitLayout {
@@ -205,6 +209,7 @@ impl Walk<'_> {
                 continue;
             }
             if name == SKILL_FILE {
+                self.layout.links |= kind == Kind::Symlink;
                 if depth > MAX_DEPTH {
                     self.warn(path, format!(
                         "skill not loaded: it is deeper than {MAX_DEPTH} folders below the kit; move its folder up"
@@ -216,6 +221,7 @@ impl Walk<'_> {
                 continue;
             }
             if depth == 0 && name == AGENT_FILE {
+                self.layout.links |= kind == Kind::Symlink;
                 (self.on_file)(&path);
                 self.layout.agent = Some(path);
                 continue;
@@ -223,6 +229,7 @@ impl Walk<'_> {
             if resolve(kind, &path, dir) != Some(true) {
                 continue;
             }
+            self.layout.links |= kind == Kind::Symlink;
             let parent = handle.map(|handle| (handle, name));
             if depth == 0 && name == AGENTS_DIR {
                 self.agents(&path, parent);
@@ -250,6 +257,7 @@ impl Walk<'_> {
             if kind == Kind::NotUtf8 {
                 self.warn(file, "skipped: its name is not UTF-8; rename it to load it");
             } else if name.ends_with(".md") {
+                self.layout.links |= kind == Kind::Symlink;
                 (self.on_file)(&file);
                 self.layout.agents.push(file);
             }
@@ -430,6 +438,15 @@ mod tests {
             layout.skills,
             [root.join("linked/SKILL.md"), root.join("skills/a/SKILL.md")]
         );
+        assert!(layout.links, "a folder reached through a link");
+        fs::remove_file(root.join("linked")).unwrap();
+        assert!(
+            !KitLayout::scan(root).unwrap().links,
+            "only the loop, not followed"
+        );
+        std::os::unix::fs::symlink(root.join("skills/a/SKILL.md"), root.join("skills/SKILL.md"))
+            .unwrap();
+        assert!(KitLayout::scan(root).unwrap().links, "a linked file");
     }
 
     #[test]

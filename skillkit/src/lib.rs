@@ -83,7 +83,9 @@ pub use providers::GitHub;
 #[cfg(feature = "sql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
 pub use providers::Sql;
-pub use providers::{Local, Memory};
+#[doc(hidden)]
+pub use providers::WatchFault;
+pub use providers::{Local, Memory, WatchStatus};
 #[cfg(any(feature = "github", feature = "llm"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub use retry::RetryPolicy;

@@ -13,7 +13,7 @@ pub mod sql;
 
 #[cfg(feature = "github")]
 pub use github::GitHub;
-pub use local::{DISCOVERED_KIT, Local};
+pub use local::{DISCOVERED_KIT, Local, WatchFault, WatchStatus};
 pub use memory::Memory;
 #[cfg(feature = "sql")]
 pub use sql::Sql;

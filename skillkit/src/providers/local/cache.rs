@@ -21,6 +21,9 @@ use crate::skill::Metadata;
 #[derive(Default)]
 pub(super) struct Cache {
     pub(super) kits: HashMap<PathBuf, KitCache>,
+    /// The kit folders [`Local::each`](super::Local::each) found last time
+    /// (reused while the watch saw no entry of the folder come or go).
+    pub(super) dirs: Option<Vec<PathBuf>>,
     /// The kit folders [`Local::each`](super::Local::each) left out last
     /// time (logged when they change).
     pub(super) skipped: Vec<Diagnostic>,
@@ -35,6 +38,26 @@ pub(super) struct KitCache {
     /// What the last scan left out (logged when it changes).
     skipped: Vec<Diagnostic>,
     kit: Option<Kit>,
+    /// Whether a file or folder of the kit (or the kit folder itself) is
+    /// reached through a symbolic link: a change in its target is no event
+    /// in the watched folder, so the kit is walked on every query.
+    linked: bool,
+}
+
+impl KitCache {
+    /// The kit last built, named `name`, when the watch saw no `changed` in
+    /// its folder and none of it is reached through a link.
+    pub(super) fn unchanged(&self, name: &str, changed: bool) -> Option<Kit> {
+        if changed || self.linked {
+            return None;
+        }
+        self.kit.as_ref().filter(|kit| kit.name == name).cloned()
+    }
+
+    /// How many files of the kit are known (each checked by a refresh).
+    pub(super) fn file_count(&self) -> usize {
+        self.files.len()
+    }
 }
 
 /// The cached files of a kit, sorted by [`path_order`] (the order of a walk's
@@ -97,10 +120,14 @@ impl Files {
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
 /// racy), and reusing the previous kit when nothing changed at all. The first
 /// time, files are read and parsed on [`pool`](super::read::pool) while the walk goes on.
+/// `link_root`: whether `root` itself being a link makes the kit linked (a
+/// kit folder of [`Local::each`](super::Local::each), which the watch of
+/// the folder does not follow).
 pub(super) fn refresh(
     provider: &str,
     name: String,
     root: &Path,
+    link_root: bool,
     cache: &mut KitCache,
 ) -> std::io::Result<Kit> {
     let read_at = SystemTime::now();
@@ -116,6 +143,7 @@ pub(super) fn refresh(
     } else {
         cache.scanner.scan(root)?
     };
+    cache.linked = found.links || (link_root && root.is_symlink());
     let mut changed = !loaded.is_empty();
     if found.diagnostics != cache.skipped {
         changed = true;

@@ -11,6 +11,11 @@
 //! [`Scanner`](skillkit_parser::layout::Scanner). Each stamp is remembered as
 //! its eight-byte [`Fingerprint`](skillkit_parser::layout::Fingerprint).
 //!
+//! Watching ([`Local::watch`], on by default, Linux only): the operating
+//! system tells which kits changed, so a query of an unchanged folder checks
+//! no file at all and returns the kits it returned before; the rule above
+//! still holds, exactly (see the `watch` module).
+//!
 //! Progressive disclosure: a query reads each `SKILL.md` only up to the end of
 //! its frontmatter (a catalog needs names and descriptions). A skill's
 //! [`Body`](crate::skill::Body) stays in its file and is read when the skill is
@@ -20,9 +25,11 @@
 mod cache;
 mod file;
 mod read;
+mod watch;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
@@ -33,6 +40,8 @@ use crate::provider::{KitProvider, ProviderError};
 
 use cache::{Cache, KitCache, refresh};
 use read::{Context, on_pool, pool};
+use watch::{Changes, Watch};
+pub use watch::{WatchFault, WatchStatus};
 
 /// The kit name of the standard locations [`Local::discover`] finds.
 pub const DISCOVERED_KIT: &str = "skills";
@@ -82,6 +91,11 @@ struct Inner {
     origin: Origin,
     label: String,
     cache: Mutex<Cache>,
+    /// Whether watching was asked for ([`Local::watch`]).
+    watching: bool,
+    watch: Watch,
+    /// How many files queries checked (stat or read), for tests.
+    files_checked: AtomicU64,
 }
 
 impl std::fmt::Debug for Local {
@@ -196,12 +210,15 @@ impl Local {
         let label = format!("local:{}", dir.display());
         Local {
             inner: Arc::new(Inner {
+                watch: Watch::new(&dir, each, true),
                 dir,
                 name: None,
                 each,
                 origin: Origin::Application,
                 label,
                 cache: Mutex::new(Cache::default()),
+                watching: true,
+                files_checked: AtomicU64::new(0),
             }),
         }
     }
@@ -214,7 +231,7 @@ impl Local {
     /// ```
     pub fn named(self, name: impl Into<String>) -> Self {
         let origin = self.inner.origin;
-        self.rebuilt(Some(name.into()), origin)
+        self.rebuilt(Some(name.into()), origin, self.inner.watching)
     }
 
     /// The same provider with its kits of `origin` (a `Local` is
@@ -228,18 +245,86 @@ impl Local {
     /// ```
     pub fn with_origin(self, origin: Origin) -> Self {
         let name = self.inner.name.clone();
-        self.rebuilt(name, origin)
+        self.rebuilt(name, origin, self.inner.watching)
     }
 
-    /// The same folder with kit name `name` and `origin`, and a fresh cache.
-    fn rebuilt(&self, name: Option<String>, origin: Origin) -> Self {
+    /// The same provider, learning of changes from the operating system
+    /// (`true`, the default) or checking every file on every query
+    /// (`false`). Either way a change made before a query starts is seen by
+    /// that query; watching makes a query of an unchanged folder cost no
+    /// per-file work.
+    ///
+    /// On Linux, an inotify watch (one per folder) is set up on a thread of
+    /// its own after the first query; each query then makes a file in a
+    /// private folder the watch also covers and waits for its event, so
+    /// every event of an earlier change has arrived, and checks only the
+    /// kits with events (returning the others as they were: the same
+    /// skills, shared). A kit holding a symbolic link, or reached through
+    /// one, is checked on every query. Where watching is unavailable, the
+    /// system's limit of watches is reached, or events are lost (the
+    /// kernel's queue overflowed), queries check every file, as without
+    /// watching, and a warning says so once
+    /// ([`watch_status`](Local::watch_status) says so too); after an overflow, watching
+    /// resumes after one full check. Other platforms always check every file.
+    ///
+    /// ```
+    /// let local = skillkit::Local::each("/app/skills").watch(false);
+    /// assert_eq!(local.watch_status(), skillkit::WatchStatus::Off);
+    /// ```
+    pub fn watch(self, watch: bool) -> Self {
+        let (name, origin) = (self.inner.name.clone(), self.inner.origin);
+        self.rebuilt(name, origin, watch)
+    }
+
+    /// Whether queries learn of changes from the operating system, or why
+    /// not (see [`watch`](Local::watch)).
+    ///
+    /// ```
+    /// use skillkit::{Local, WatchStatus};
+    /// let local = Local::new("/app/skills/files");
+    /// // Watching starts after the first query.
+    /// assert!(matches!(local.watch_status(), WatchStatus::Starting | WatchStatus::Off));
+    /// ```
+    pub fn watch_status(&self) -> WatchStatus {
+        self.inner.watch.status()
+    }
+
+    /// For tests: waits up to `timeout` for the watch being set up after a
+    /// first query, and says where it stands.
+    #[doc(hidden)]
+    pub fn wait_for_watch(&self, timeout: std::time::Duration) -> WatchStatus {
+        self.inner.watch.wait_set_up(timeout);
+        self.watch_status()
+    }
+
+    /// For tests: simulates a fault of the watch, through the path a real
+    /// one takes.
+    #[doc(hidden)]
+    pub fn simulate_watch_fault(&self, fault: WatchFault) {
+        self.inner.watch.simulate(fault);
+    }
+
+    /// For tests: how many files queries checked so far (a stat or a read
+    /// each). A query of an unchanged, watched folder adds none.
+    #[doc(hidden)]
+    pub fn files_checked(&self) -> u64 {
+        self.inner.files_checked.load(Ordering::Relaxed)
+    }
+
+    /// The same folder with kit name `name`, `origin` and `watch`, and a
+    /// fresh cache.
+    fn rebuilt(&self, name: Option<String>, origin: Origin, watching: bool) -> Self {
+        let dir = self.inner.dir.clone();
         let inner = Inner {
-            dir: self.inner.dir.clone(),
+            watch: Watch::new(&dir, self.inner.each, watching),
+            dir,
             name,
             each: self.inner.each,
             origin,
             label: self.inner.label.clone(),
             cache: Mutex::new(Cache::default()),
+            watching,
+            files_checked: AtomicU64::new(0),
         };
         Local {
             inner: Arc::new(inner),
@@ -284,18 +369,48 @@ impl Local {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let cache: &mut Cache = &mut cache;
-        match pool() {
+        let changes = self.inner.watch.changes(&self.inner.label);
+        let changes = &changes;
+        let loaded = match pool() {
             Some(pool) if rayon::current_thread_index().is_none() => {
                 let context = Context::current();
-                pool.install(|| context.enter(|| self.load_here(cache, &context)))
+                pool.install(|| context.enter(|| self.load_here(cache, &context, changes)))
             }
-            _ => self.load_here(cache, &Context::current()),
+            _ => self.load_here(cache, &Context::current(), changes),
+        };
+        self.inner.watch.after(loaded.is_ok());
+        loaded
+    }
+
+    /// The kit in `dir` named `name`: the one `kit_cache` holds when
+    /// `changes` say it is unchanged, else refreshed (counting the files
+    /// checked).
+    fn kit(
+        &self,
+        name: String,
+        dir: &Path,
+        kit_cache: &mut KitCache,
+        changes: &Changes,
+    ) -> std::io::Result<Kit> {
+        let inner = &self.inner;
+        if let Some(kit) = kit_cache.unchanged(&name, changes.kit(dir)) {
+            return Ok(kit);
         }
+        let kit = refresh(&inner.label, name, dir, inner.each, kit_cache);
+        let checked = u64::try_from(kit_cache.file_count()).unwrap_or(u64::MAX);
+        inner.files_checked.fetch_add(checked, Ordering::Relaxed);
+        kit
     }
 
     /// [`load`](Local::load) into the locked `cache`, in parallel when
-    /// running on [`pool`], logging in the caller's `context`.
-    fn load_here(&self, cache: &mut Cache, context: &Context) -> Result<Vec<Kit>, ProviderError> {
+    /// running on [`pool`], logging in the caller's `context`, checking what
+    /// may have `changes`.
+    fn load_here(
+        &self,
+        cache: &mut Cache,
+        context: &Context,
+        changes: &Changes,
+    ) -> Result<Vec<Kit>, ProviderError> {
         let inner = &self.inner;
         let io = |source| ProviderError::Io {
             path: inner.dir.clone(),
@@ -308,32 +423,41 @@ impl Local {
                 .or_else(|| layout::kit_name(&inner.dir))
                 .unwrap_or_else(|| "local".to_owned());
             let kit_cache = cache.kits.entry(inner.dir.clone()).or_default();
-            let kit = refresh(&inner.label, name, &inner.dir, kit_cache).map_err(io)?;
+            let kit = self.kit(name, &inner.dir, kit_cache, changes).map_err(io)?;
             return Ok(vec![kit.with_origin(inner.origin)]);
         }
         let mut previous = std::mem::take(&mut cache.kits);
         let mut jobs = Vec::new();
-        let (dirs, skipped) = layout::kit_dirs_and_skipped(&inner.dir).map_err(io)?;
-        if skipped != cache.skipped {
-            for warning in &skipped {
-                let path = warning.path.as_ref().map(|p| p.display().to_string());
-                tracing::warn!(provider = %inner.label, path, "{}", warning.message);
+        let dirs = match cache.dirs.take() {
+            Some(dirs) if !changes.listing() => dirs,
+            _ => {
+                let (dirs, skipped) = layout::kit_dirs_and_skipped(&inner.dir).map_err(io)?;
+                if skipped != cache.skipped {
+                    for warning in &skipped {
+                        let path = warning.path.as_ref().map(|p| p.display().to_string());
+                        tracing::warn!(provider = %inner.label, path, "{}", warning.message);
+                    }
+                    cache.skipped = skipped;
+                }
+                dirs
             }
-            cache.skipped = skipped;
-        }
-        for dir in dirs {
-            if let Some(name) = layout::kit_name(&dir) {
-                let kit_cache = previous.remove(&dir).unwrap_or_default();
-                jobs.push((dir, name, kit_cache));
+        };
+        let mut walked = 0;
+        for dir in &dirs {
+            if let Some(name) = layout::kit_name(dir) {
+                let kit_cache = previous.remove(dir).unwrap_or_default();
+                walked += usize::from(kit_cache.unchanged(&name, changes.kit(dir)).is_none());
+                jobs.push((dir.clone(), name, kit_cache));
             }
         }
+        cache.dirs = Some(dirs);
         let refresh_one = |(dir, name, mut kit_cache): (PathBuf, String, KitCache)| {
-            let kit = context.enter(|| refresh(&inner.label, name, &dir, &mut kit_cache));
+            let kit = context.enter(|| self.kit(name, &dir, &mut kit_cache, changes));
             (dir, kit_cache, kit)
         };
         // Every kit at once on the pool: the files of a small kit load beside
-        // those of a big one.
-        let refreshed: Vec<_> = if on_pool() {
+        // those of a big one (the kits the watch vouches for cost nothing).
+        let refreshed: Vec<_> = if on_pool() && walked > 1 {
             jobs.into_par_iter().map(refresh_one).collect()
         } else {
             jobs.into_iter().map(refresh_one).collect()
