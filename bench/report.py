@@ -29,6 +29,7 @@ RESULTS = TARGET / "bench-report.json"
 SIZES = [100, 1000, 10000, 100000]
 PEER_SIZES = {1000: 3, 10000: 1}
 PYTHON = sys.executable
+HAND_WRITTEN = "<!-- Hand-written below: report.py keeps it as it is. -->"
 
 
 def sh(*args, **kw):
@@ -200,7 +201,13 @@ def write(rows):
                 "| bench | median |", "|---|---:|"] + [f"| {n} | {fmt(t)} |" for n, t in corpus] + [""]
     except FileNotFoundError:
         pass
-    (ROOT / "bench" / "README.md").write_text("\n".join(out))
+    # Hand-written sections (figures of benches this script does not run)
+    # follow the marker, and are kept as they are.
+    page = ROOT / "bench" / "README.md"
+    kept = page.read_text().partition(HAND_WRITTEN)[2] if page.exists() else ""
+    if kept:
+        out += [HAND_WRITTEN + kept.rstrip("\n")]
+    page.write_text("\n".join(out) + "\n" if kept else "\n".join(out))
 
 
 def main():

@@ -13,6 +13,8 @@
 //! Run: `cargo bench -p skill-kit --bench scale`; `SKILLKIT_BENCH_SIZES=1000,10000`
 //! picks the sizes.
 
+#[path = "support/catalogs.rs"]
+mod catalogs;
 #[path = "support/floor.rs"]
 mod floor;
 
@@ -21,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use catalogs::catalog_dir;
 use criterion::{BenchmarkId, Criterion, criterion_group};
 use skillkit::{Catalog, Local};
 
@@ -33,19 +36,6 @@ fn sizes() -> Vec<usize> {
         .split(',')
         .map(|n| n.trim().parse().expect("SKILLKIT_BENCH_SIZES: numbers"))
         .collect()
-}
-
-/// The generated catalog of `n` skills (made now when missing).
-fn catalog_dir(n: usize) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = Command::new("python3")
-        .arg(root.join("bench/gen-catalog.py"))
-        .arg(n.to_string())
-        .arg(root.join(format!("target/bench-catalogs/{n}")))
-        .output()
-        .expect("run bench/gen-catalog.py");
-    assert!(out.status.success(), "gen-catalog.py failed");
-    PathBuf::from(String::from_utf8(out.stdout).expect("path").trim())
 }
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -78,7 +78,8 @@ impl GitHub {
 
     /// The kit in `dir`, named after `reference`, loaded with the Local rules.
     pub(super) async fn load(&self, dir: &Path, reference: &Reference) -> Result<Kit, GitHubError> {
-        let local = Local::new(dir).named(reference.to_string());
+        // One query: nothing to watch.
+        let local = Local::new(dir).named(reference.to_string()).watch(false);
         let path = dir.to_path_buf();
         match local.list_kits().await {
             Ok(mut kits) if !kits.is_empty() => Ok(kits.remove(0)),

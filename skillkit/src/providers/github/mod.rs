@@ -384,7 +384,9 @@ fn load_cached(
     let key = (stored.dir.clone(), name.clone());
     let local = locals
         .entry(key.clone())
-        .or_insert_with(|| Local::new(&stored.dir).named(name));
+        // Not watched: one inotify instance per imported repository would
+        // soon reach the system's limit of instances (128 per user).
+        .or_insert_with(|| Local::new(&stored.dir).named(name).watch(false));
     used.push(key);
     let mut kits = local.load()?;
     if kits.is_empty() {
