@@ -19,7 +19,7 @@ mod catalogs;
 mod floor;
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
