@@ -16,7 +16,7 @@ const MAX_FILES: usize = 200;
 
 /// `skillkit show NAME [PATH...]`.
 pub fn run(global: &Global, name: &str, paths: &[PathBuf]) -> Result<(), Failure> {
-    let snapshot = crate::list::load(global, paths, false, false)?;
+    let snapshot = crate::list::load(global, paths, &Default::default(), false, false)?;
     let skill = find(&snapshot, name)?;
     out!("name: {}", skill.name);
     out!("description: {}", skill.description);

@@ -123,18 +123,24 @@ impl SkillsServer {
             .iter()
             .map(|(name, entry)| {
                 let uri = self.uri(name);
-                let description = entry
+                // The frontmatter's `key: value` lines, as the extension
+                // sends them (a test writes no nested YAML).
+                let fields = entry
                     .skill_md
                     .lines()
-                    .find_map(|line| line.strip_prefix("description: "))
-                    .unwrap_or("")
-                    .to_owned();
+                    .skip(1)
+                    .take_while(|line| *line != "---")
+                    .filter_map(|line| line.split_once(": "));
+                let mut frontmatter = SkillFrontmatter::new(name, "");
+                for (key, value) in fields {
+                    match key {
+                        "name" => {}
+                        "description" => frontmatter.description = value.to_owned(),
+                        _ => frontmatter = frontmatter.with_field(key, value),
+                    }
+                }
                 let file = SkillResource::from_bytes(&uri, entry.skill_md.as_bytes());
-                Skill::new(
-                    &uri,
-                    SkillFrontmatter::new(name, description),
-                    SkillResources::Files(vec![file]),
-                )
+                Skill::new(&uri, frontmatter, SkillResources::Files(vec![file]))
             })
             .collect()
     }

@@ -4,12 +4,14 @@
 //! Rust SDK (`skillkit_tests::mcp_server`) whose files a test breaks,
 //! changes and counts the reads of.
 
+use std::sync::Mutex;
+
 use serde_json::json;
-use skillkit::agent::{TrustPolicy, start_agent};
+use skillkit::agent::{Approval, ApprovalPolicy, Decision, TrustPolicy, start_agent};
 use skillkit::llm::Scripted;
 use skillkit::mcp_client::Endpoint;
 use skillkit::{Catalog, KitProvider, Mcp, Memory, Origin, Skill};
-use skillkit_tests::agent::{ask, lead, options, outcomes, within};
+use skillkit_tests::agent::{ask, ask_deciding, echo, lead, options, outcomes, within};
 use skillkit_tests::mcp_server::SkillsServer;
 use skillkit_tests::{peers, skill_md, write};
 
@@ -268,4 +270,47 @@ async fn an_mcp_skill_is_namespaced_and_a_collision_names_the_mcp_origin() {
             .any(|w| w.contains("docs:pdf") && w.contains("mcp:docs")),
         "{warnings:?}"
     );
+}
+
+/// An MCP skill's `allowed-tools` grant nothing by default (the server is
+/// an untrusted origin): the tool it names is still asked about after the
+/// skill is active; once the application trusts the kit, it is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_skills_allowed_tools_grant_nothing_unless_trusted() {
+    let server = SkillsServer::start("acme").await;
+    server.put(
+        "release",
+        "---\nname: release\ndescription: How to release.\nallowed-tools: ops:deploy\n---\nDeploy, then announce.\n",
+    );
+    for (trust, asked) in [
+        (TrustPolicy::default(), 2),
+        (TrustPolicy::new(|kit| kit.name == "acme"), 1),
+    ] {
+        let memory = Memory::new();
+        memory.put_tool(Skill::new("ops:deploy", "Deploys."), echo());
+        let catalog = Catalog::builder()
+            .provider(memory)
+            .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+            .build();
+        let script = Scripted::new()
+            .tool_call("c1", "ops_deploy", json!({"arguments": "v1"}))
+            .tool_call("c2", "activate_skill", json!({"name": "acme:release"}))
+            .tool_call("c3", "ops_deploy", json!({"arguments": "v2"}))
+            .text("Released.");
+        let policy = ApprovalPolicy::new(|request| match request.name.as_str() {
+            "activate_skill" => Approval::Allow,
+            _ => Approval::Ask,
+        });
+        let options = options(catalog, &script).approval(policy).trust(trust);
+        let mut agent = start_agent(lead(), options).unwrap();
+        let questions = Mutex::new(Vec::new());
+        let (answer, events) = ask_deciding(&mut agent, "Release", |request| {
+            questions.lock().unwrap().push(request.name.clone());
+            Decision::Approve
+        })
+        .await;
+        assert_eq!(answer.unwrap(), "Released.");
+        assert!(outcomes(&events).iter().all(|o| !o.is_error), "{events:?}");
+        assert_eq!(questions.into_inner().unwrap(), vec!["ops:deploy"; asked]);
+    }
 }
