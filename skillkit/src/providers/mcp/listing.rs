@@ -26,6 +26,11 @@ pub(super) async fn list(
     let extension = peer
         .peer_info()
         .is_some_and(|info| info.capabilities.supports_skills());
+    let how = if extension {
+        "skills-extension"
+    } else {
+        "skill-resources"
+    };
     let ttl_ms = if extension {
         let merged = peer.list_all_skills_with_cache_hint().await?;
         for entry in merged.items {
@@ -58,6 +63,8 @@ pub(super) async fn list(
         .extend(skills.into_iter().map(Arc::new));
     built.diagnostics = diagnostics;
     built.metadata.insert("provider".into(), "mcp".into());
+    // `skills/list`, or an older server's `skill://` resources.
+    built.metadata.insert("listing".into(), how.into());
     built
         .metadata
         .insert("source".into(), session.endpoint().to_string().into());
