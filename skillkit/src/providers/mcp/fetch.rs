@@ -8,12 +8,19 @@ use base64::Engine;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents, SkillResource};
 use rmcp::service::{Peer, RoleClient};
 
-use super::session::Session;
+use super::connection::Connection;
 use crate::skill::{BodyError, BodySource};
+
+/// A server: the connection to it and the files read from it.
+#[derive(Debug)]
+pub(super) struct Server {
+    pub(super) connection: Connection,
+    pub(super) files: Files,
+}
 
 /// File bytes by digest: what was read and checked, for as long as a
 /// listing still names the digest.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Files(Mutex<HashMap<String, Arc<[u8]>>>);
 
 impl Files {
@@ -45,7 +52,7 @@ impl Files {
 #[derive(Debug)]
 pub(super) struct SkillFile {
     /// Weak: the provider's listing holds the skills that hold this.
-    session: Weak<Session>,
+    server: Weak<Server>,
     uri: String,
     /// The manifest's entry (digest and size); `None` for a skill the
     /// server lists as `"dynamic"` or an older server's resource.
@@ -53,9 +60,9 @@ pub(super) struct SkillFile {
 }
 
 impl SkillFile {
-    pub(super) fn new(session: &Arc<Session>, uri: String, entry: Option<SkillResource>) -> Self {
+    pub(super) fn new(server: &Arc<Server>, uri: String, entry: Option<SkillResource>) -> Self {
         SkillFile {
-            session: Arc::downgrade(session),
+            server: Arc::downgrade(server),
             uri,
             entry,
         }
@@ -70,18 +77,22 @@ impl BodySource for SkillFile {
 
     async fn fetch(&self) -> Result<String, BodyError> {
         let error = |why: String| BodyError::remote(&self.uri, why);
-        let session = self
-            .session
+        let server = self
+            .server
             .upgrade()
             .ok_or_else(|| error("the Mcp provider that listed it was dropped".to_owned()))?;
         let kept = self
             .entry
             .as_ref()
-            .and_then(|entry| session.files.get(&entry.digest));
+            .and_then(|entry| server.files.get(&entry.digest));
         let bytes = match kept {
             Some(bytes) => bytes,
             None => {
-                let peer = session.peer().await.map_err(|e| error(e.to_string()))?;
+                let peer = server
+                    .connection
+                    .peer()
+                    .await
+                    .map_err(|e| error(e.to_string()))?;
                 let bytes = read(&peer, &self.uri).await.map_err(error)?;
                 if let Some(entry) = &self.entry {
                     entry.verify(&bytes).map_err(|e| {
@@ -89,7 +100,7 @@ impl BodySource for SkillFile {
                             "{e}, so the file is refused (it may have changed since the listing)"
                         ))
                     })?;
-                    session.files.put(&entry.digest, Arc::clone(&bytes));
+                    server.files.put(&entry.digest, Arc::clone(&bytes));
                 }
                 bytes
             }

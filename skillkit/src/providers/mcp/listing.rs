@@ -4,24 +4,23 @@
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use percent_encoding::percent_decode_str;
 use rmcp::model::{Skill as Entry, SkillResources, SkillValidationError, skill_name_from_uri};
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use skillkit_parser::{Diagnostic, Severity, SkillDocument, kit as kit_rule};
 
-use super::fetch::{self, SkillFile};
-use super::session::{Session, ttl};
+use super::fetch::{self, Server, SkillFile};
 use crate::kit::{Kit, Origin};
 use crate::skill::{Body, Skill};
 
-/// Kit `kit` of the server's skills and how long the listing holds.
+/// Kit `kit` of the server's skills and how long the listing holds (its
+/// `ttlMs`, when the server gave one).
 pub(super) async fn list(
     peer: &Peer<RoleClient>,
     kit: &str,
-    session: &Arc<Session>,
-) -> Result<(Kit, Option<Duration>), ServiceError> {
+    server: &Arc<Server>,
+) -> Result<(Kit, Option<u64>), ServiceError> {
     let mut listing = Listing::default();
     let extension = peer
         .peer_info()
@@ -34,7 +33,7 @@ pub(super) async fn list(
     let ttl_ms = if extension {
         let merged = peer.list_all_skills_with_cache_hint().await?;
         for entry in merged.items {
-            listing.entry(kit, entry, session);
+            listing.entry(kit, entry, server);
         }
         merged.ttl_ms
     } else {
@@ -47,7 +46,7 @@ pub(super) async fn list(
         }
         merged.ttl_ms
     };
-    session.files.keep(&listing.digests);
+    server.files.keep(&listing.digests);
     let mut skills = listing.skills;
     let mut diagnostics = listing.diagnostics;
     diagnostics.extend(kit_rule::dedup(
@@ -65,13 +64,12 @@ pub(super) async fn list(
     built.metadata.insert("provider".into(), "mcp".into());
     // `skills/list`, or an older server's `skill://` resources.
     built.metadata.insert("listing".into(), how.into());
-    built
-        .metadata
-        .insert("source".into(), session.endpoint().to_string().into());
-    if let Some(server) = peer.peer_info().and_then(|info| info.server_info.clone()) {
-        built.metadata.insert("server".into(), server.name.into());
+    let source = server.connection.endpoint().to_string();
+    built.metadata.insert("source".into(), source.into());
+    if let Some(info) = peer.peer_info().and_then(|info| info.server_info.clone()) {
+        built.metadata.insert("server".into(), info.name.into());
     }
-    Ok((built, ttl(ttl_ms)))
+    Ok((built, ttl_ms))
 }
 
 #[derive(Default)]
@@ -85,7 +83,7 @@ struct Listing {
 impl Listing {
     /// A `skills/list` entry: its frontmatter read with the file rules, its
     /// body left on the server with the digest it must have.
-    fn entry(&mut self, kit: &str, entry: Entry, session: &Arc<Session>) {
+    fn entry(&mut self, kit: &str, entry: Entry, server: &Arc<Server>) {
         let uri = entry.uri.clone();
         let at = |d: Diagnostic| d.with_path(&uri);
         match entry.validate() {
@@ -121,7 +119,7 @@ impl Listing {
             .and_then(|doc| self.skill(kit, doc, &uri));
         match parsed {
             Ok(skill) => {
-                let file = SkillFile::new(session, uri.clone(), manifest);
+                let file = SkillFile::new(server, uri.clone(), manifest);
                 self.skills
                     .push(skill.with_body(Body::remote(Arc::new(file))));
             }

@@ -44,6 +44,7 @@
 //! # });
 //! ```
 
+mod connection;
 mod fetch;
 mod listing;
 mod session;
@@ -54,6 +55,8 @@ use std::sync::Arc;
 use crate::kit::{Kit, Origin};
 use crate::mcp_client::Endpoint;
 use crate::provider::{KitProvider, ProviderError};
+use connection::Connection;
+use fetch::Server;
 use session::Session;
 
 /// The skills of one MCP server, served as one kit: see the [module
@@ -87,7 +90,10 @@ impl Mcp {
     /// ```
     pub fn new(endpoint: Endpoint) -> Mcp {
         Mcp {
-            session: Arc::new(Session::new(endpoint)),
+            session: Arc::new(Session::new(Server {
+                connection: Connection::new(endpoint),
+                files: Default::default(),
+            })),
             label: None,
         }
     }
@@ -119,7 +125,7 @@ impl Mcp {
     /// assert_eq!(mcp.endpoint(), &Endpoint::url("http://127.0.0.1:1/mcp"));
     /// ```
     pub fn endpoint(&self) -> &Endpoint {
-        self.session.endpoint()
+        self.session.server.connection.endpoint()
     }
 }
 
@@ -130,7 +136,7 @@ impl KitProvider for Mcp {
     fn name(&self) -> Cow<'_, str> {
         match &self.label {
             Some(label) => format!("mcp:{label}").into(),
-            None => format!("mcp:{}", self.session.endpoint()).into(),
+            None => format!("mcp:{}", self.endpoint()).into(),
         }
     }
 
