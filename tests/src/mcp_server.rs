@@ -28,6 +28,8 @@ struct Entry {
 struct State {
     skills: BTreeMap<String, Entry>,
     reads: HashMap<String, usize>,
+    lists: usize,
+    ttl_ms: Option<u64>,
     peers: Vec<Peer<RoleServer>>,
 }
 
@@ -100,6 +102,16 @@ impl SkillsServer {
         }
     }
 
+    /// `skills/list` answers say their listing holds `ms` milliseconds.
+    pub fn ttl_ms(&self, ms: u64) {
+        self.lock().ttl_ms = Some(ms);
+    }
+
+    /// How many times `skills/list` was asked.
+    pub fn lists(&self) -> usize {
+        self.lock().lists
+    }
+
     /// How many times `resources/read` was asked for `uri`.
     pub fn reads(&self, uri: &str) -> usize {
         self.lock().reads.get(uri).copied().unwrap_or(0)
@@ -170,7 +182,11 @@ impl ServerHandler for Handler {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        Ok(ListSkillsResult::with_all_items(self.0.listing()))
+        let mut result = ListSkillsResult::with_all_items(self.0.listing());
+        let mut state = self.0.lock();
+        state.lists += 1;
+        result.ttl_ms = state.ttl_ms;
+        Ok(result)
     }
 
     async fn get_skill(

@@ -314,3 +314,20 @@ async fn an_mcp_skills_allowed_tools_grant_nothing_unless_trusted() {
         assert_eq!(questions.into_inner().unwrap(), vec!["ops:deploy"; asked]);
     }
 }
+
+/// Without a notification, a listing holds for the `ttlMs` the server gave:
+/// a long one and the next query lists nothing; `0` and every query lists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_holds_for_its_ttl() {
+    for (ttl_ms, lists) in [(3_600_000, 1), (0, 2)] {
+        let server = SkillsServer::start("acme").await;
+        server.put("a", &skill_md("a", "First.", "Body.\n"));
+        server.ttl_ms(ttl_ms);
+        let catalog = Catalog::builder()
+            .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+            .build();
+        assert_eq!(catalog.list_skills().await.len(), 1);
+        assert_eq!(catalog.list_skills().await.len(), 1);
+        assert_eq!(server.lists(), lists, "ttlMs {ttl_ms}");
+    }
+}
