@@ -90,6 +90,28 @@ fn list_and_run_take_the_skills_of_an_mcp_server_by_url() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("Run pdftotext on a.pdf."), "{stderr}");
     assert_eq!(server.reads(&server.uri("pdf")), 1);
+
+    // A person runs it (`run --skill`, as chat's `/name`): read from the server too.
+    let out = skillkit(
+        dir.path(),
+        &[
+            "run",
+            "helper",
+            "b.pdf",
+            "--skill",
+            "test-skills:pdf",
+            "--model",
+            &model,
+            "--mcp-url",
+            server.url(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("(using test-skills:pdf)"),
+        "{out:?}"
+    );
+    assert_eq!(server.reads(&server.uri("pdf")), 2);
 }
 
 /// `list --mcp 'COMMAND ARGS'` starts the server and lists its skills; a
