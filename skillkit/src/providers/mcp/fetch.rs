@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
 
 use base64::Engine;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents, SkillResource};
@@ -109,11 +110,16 @@ impl BodySource for SkillFile {
     }
 }
 
+/// How long a `resources/read` may take before the file is given up on (a
+/// server that never answers must not hold an activation forever).
+const READ_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The bytes of the resource at `uri` (text as UTF-8, a blob decoded).
 pub(super) async fn read(peer: &Peer<RoleClient>, uri: &str) -> Result<Arc<[u8]>, String> {
-    let result = peer
-        .read_resource(ReadResourceRequestParams::new(uri))
+    let request = peer.read_resource(ReadResourceRequestParams::new(uri));
+    let result = tokio::time::timeout(READ_TIMEOUT, request)
         .await
+        .map_err(|_| format!("resources/read got no answer within {READ_TIMEOUT:?}"))?
         .map_err(|e| format!("resources/read failed: {e}"))?;
     let mut contents = result.contents.into_iter();
     let content = contents
