@@ -39,6 +39,9 @@ pub struct SkillsServer {
     state: Arc<Mutex<State>>,
     kit: String,
     url: String,
+    /// Whether it declares the skills extension (else it is an older
+    /// server, with only the `skill://` resources).
+    extension: bool,
 }
 
 impl SkillsServer {
@@ -51,8 +54,21 @@ impl SkillsServer {
         SkillsServer::start_on(listener, kit)
     }
 
+    /// [`start`](SkillsServer::start) as an older server: no skills
+    /// extension, its skills only as `skill://` resources.
+    pub async fn start_without_extension(kit: &str) -> SkillsServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1");
+        SkillsServer::serve(listener, kit, false)
+    }
+
     /// [`start`](SkillsServer::start) on `listener` (bound to 127.0.0.1).
     pub fn start_on(listener: tokio::net::TcpListener, kit: &str) -> SkillsServer {
+        SkillsServer::serve(listener, kit, true)
+    }
+
+    fn serve(listener: tokio::net::TcpListener, kit: &str, extension: bool) -> SkillsServer {
         let url = format!(
             "http://{}/mcp",
             listener.local_addr().expect("local address")
@@ -61,6 +77,7 @@ impl SkillsServer {
             state: Arc::default(),
             kit: kit.to_owned(),
             url,
+            extension,
         };
         let handler = Handler(server.clone());
         let service = StreamableHttpService::new(
@@ -146,7 +163,7 @@ impl SkillsServer {
                 let mut frontmatter = SkillFrontmatter::new(name, "");
                 for (key, value) in fields {
                     match key {
-                        "name" => {}
+                        "name" => frontmatter.name = value.to_owned(),
                         "description" => frontmatter.description = value.to_owned(),
                         _ => frontmatter = frontmatter.with_field(key, value),
                     }
@@ -163,14 +180,15 @@ struct Handler(SkillsServer);
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_resources()
-                .enable_resources_list_changed()
-                .enable_skills()
-                .build(),
-        )
-        .with_server_info(Implementation::new("Test Skills", "1.0.0"))
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_resources_list_changed();
+        let capabilities = match self.0.extension {
+            true => capabilities.enable_skills().build(),
+            false => capabilities.build(),
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("Test Skills", "1.0.0"))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
