@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates bench/peers/.venv with the Python peers the comparison scripts and
 # the agreement tests use (tests/tests/llm_sdk_agreement.rs and
-# skillkit-cli/tests/serve_python.rs find that interpreter;
+# skillkit-cli/tests/serve_python.rs, tests/tests/mcp_provider.rs and
+# skillkit-cli/tests/mcp_skills.rs (skills_server.py) find that interpreter;
 # CI runs this script, then the tests with SKILLKIT_REQUIRE_PEERS=1), then
 # installs PostgreSQL where it can (bench/setup-postgres.sh) for the SQL
 # provider's PostgreSQL tests.

@@ -47,7 +47,7 @@ pub async fn start(
     for path in &args.skills {
         builder = builder.provider(Local::new(sources::kit_dir(path)?));
     }
-    let catalog = builder
+    let catalog = sources::mcp(builder, &args.mcp)?
         .provider(sources::github(global)?)
         .provider(ask::provider())
         .build();

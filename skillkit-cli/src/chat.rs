@@ -238,7 +238,7 @@ impl Chat<'_> {
             return None;
         };
         let session = self.started.agent.session_id().to_owned();
-        match show::invocation(&skill, arguments.trim(), &session) {
+        match show::invocation(self.runtime, &skill, arguments.trim(), &session) {
             Ok(text) => {
                 out!("(using {})", skill.name);
                 Some(text)

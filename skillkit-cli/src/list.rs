@@ -7,29 +7,42 @@ use skillkit::Snapshot;
 
 use crate::Global;
 use crate::failure::Failure;
+use crate::mcp_args::McpArgs;
 use crate::output::{err, out};
 use crate::progress::Spinner;
 use crate::sources;
 
-/// Loads every PATH as a Local kit (or directory of kits) into one snapshot;
-/// without PATH, the standard locations and the imported kits. A spinner
-/// shows on a terminal when it takes a while, unless `json`.
+/// Loads every PATH as a Local kit (or directory of kits) and every MCP
+/// server of `mcp` into one snapshot; without either, the standard
+/// locations and the imported kits. A spinner shows on a terminal when it
+/// takes a while, unless `json`.
 pub fn load(
     global: &Global,
     paths: &[PathBuf],
+    mcp: &McpArgs,
     each: bool,
     json: bool,
 ) -> Result<Snapshot, Failure> {
-    let builder = sources::catalog(global, paths, each)?;
+    let builder = match paths.is_empty() && !sources::no_mcp(mcp) {
+        true => skillkit::Catalog::builder(),
+        false => sources::catalog(global, paths, each)?,
+    };
+    let builder = sources::mcp(builder, mcp)?;
     let runtime = sources::runtime()?;
     let _spinner = Spinner::start("reading skills", !json);
     Ok(runtime.block_on(builder.build().snapshot()))
 }
 
-/// `skillkit list [PATH...]`.
-pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result<(), Failure> {
-    let snapshot = load(global, paths, each, json)?;
-    let searched = match paths.is_empty() {
+/// `skillkit list [PATH...] [--mcp 'COMMAND ARGS'] [--mcp-url URL]`.
+pub fn run(
+    global: &Global,
+    paths: &[PathBuf],
+    mcp: &McpArgs,
+    each: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let snapshot = load(global, paths, mcp, each, json)?;
+    let searched = match paths.is_empty() && sources::no_mcp(mcp) {
         true => sources::searched()?,
         false => Vec::new(),
     };
@@ -114,7 +127,7 @@ pub fn run(global: &Global, paths: &[PathBuf], each: bool, json: bool) -> Result
 /// skills only people run (`disable-model-invocation: true`).
 pub fn to_prompt(paths: &[PathBuf], each: bool) -> Result<(), Failure> {
     let global = Global::default();
-    let snapshot = load(&global, paths, each, false)?;
+    let snapshot = load(&global, paths, &McpArgs::default(), each, false)?;
     warn_failures(&snapshot);
     for diagnostic in snapshot.diagnostics() {
         err!("{diagnostic}");

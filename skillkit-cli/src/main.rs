@@ -26,6 +26,7 @@ mod explain;
 mod failure;
 mod github;
 mod list;
+mod mcp_args;
 mod output;
 mod progress;
 mod run;
@@ -101,6 +102,10 @@ pub struct AgentArgs {
     /// `--allow run_skill_script`.
     #[arg(long)]
     allow_scripts: bool,
+    /// MCP servers whose skills the agent has too (an MCP server's skills
+    /// are untrusted: their allowed-tools are asked like any tool).
+    #[command(flatten)]
+    mcp: mcp_args::McpArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -142,6 +147,10 @@ enum Command {
         /// List the sources imported from GitHub, with their commits.
         #[arg(long, conflicts_with_all = ["paths", "each"])]
         github: bool,
+        /// MCP servers whose skills to list (with PATHs, as well; without,
+        /// instead of the standard locations).
+        #[command(flatten)]
+        mcp: mcp_args::McpArgs,
     },
     /// Show one skill: its fields, location, the files beside it, and its body.
     ///
@@ -304,8 +313,12 @@ fn main() -> ExitCode {
             github: true, json, ..
         } => github::list(&global, json),
         Command::List {
-            paths, each, json, ..
-        } => list::run(&global, &paths, each, json),
+            paths,
+            each,
+            json,
+            mcp,
+            ..
+        } => list::run(&global, &paths, &mcp, each, json),
         Command::ToPrompt { paths, each } => list::to_prompt(&paths, each),
         Command::Show { name, paths } => show::run(&global, &name, &paths),
         Command::Import { source } => github::import(&global, &source),

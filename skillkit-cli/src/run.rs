@@ -39,7 +39,7 @@ pub fn run(
         Some(name) => {
             let snapshot = runtime.block_on(started.catalog.snapshot());
             let session = started.agent.session_id().to_owned();
-            let (skill, text) = show::invoke(&snapshot, name, task, &session)?;
+            let (skill, text) = show::invoke(&runtime, &snapshot, name, task, &session)?;
             if !json {
                 err!("(using {})", skill.name);
             }

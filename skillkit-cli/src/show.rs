@@ -16,7 +16,7 @@ const MAX_FILES: usize = 200;
 
 /// `skillkit show NAME [PATH...]`.
 pub fn run(global: &Global, name: &str, paths: &[PathBuf]) -> Result<(), Failure> {
-    let snapshot = crate::list::load(global, paths, false, false)?;
+    let snapshot = crate::list::load(global, paths, &Default::default(), false, false)?;
     let skill = find(&snapshot, name)?;
     out!("name: {}", skill.name);
     out!("description: {}", skill.description);
@@ -112,20 +112,27 @@ pub fn activation(
 /// once found): the skill and its body rendered with `arguments`, to send as
 /// the message.
 pub fn invoke(
+    runtime: &tokio::runtime::Runtime,
     snapshot: &Snapshot,
     name: &str,
     arguments: &str,
     session_id: &str,
 ) -> Result<(Arc<Skill>, String), Failure> {
     let skill = find(snapshot, name)?;
-    let text = invocation(&skill, arguments, session_id)?;
+    let text = invocation(runtime, &skill, arguments, session_id)?;
     Ok((skill, text))
 }
 
 /// The message a person sends by invoking `skill` with `arguments`: its body
-/// rendered. A skill whose frontmatter says `user-invocable: false` is the
-/// agent's to use, not a person's.
-pub fn invocation(skill: &Skill, arguments: &str, session_id: &str) -> Result<String, Failure> {
+/// (fetched first when a server keeps it, an MCP server's skill) rendered. A
+/// skill whose frontmatter says `user-invocable: false` is the agent's to
+/// use, not a person's.
+pub fn invocation(
+    runtime: &tokio::runtime::Runtime,
+    skill: &Skill,
+    arguments: &str,
+    session_id: &str,
+) -> Result<String, Failure> {
     if !skill.user_invocable() {
         return Err(Failure::failed(format!(
             "`{}` is for the agent to use, not to run yourself (its frontmatter says \
@@ -133,6 +140,9 @@ pub fn invocation(skill: &Skill, arguments: &str, session_id: &str) -> Result<St
             skill.name
         )));
     }
+    runtime
+        .block_on(skill.body.load())
+        .map_err(Failure::failed)?;
     activation(skill, arguments, session_id).map_err(|e| Failure::failed(e.to_string()))
 }
 

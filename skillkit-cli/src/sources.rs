@@ -1,14 +1,17 @@
 //! Where the commands' skills come from: kit folders given on the command
-//! line, the standard locations, and the kits imported from GitHub (served
-//! from the cache, without a network request).
+//! line, the standard locations, the kits imported from GitHub (served
+//! from the cache, without a network request), and MCP servers (`--mcp`,
+//! `--mcp-url`).
 
 use std::path::{Path, PathBuf};
 
+use skillkit::mcp_client::Endpoint;
 use skillkit::providers::github::{ApiToken, GitHubBuilder};
-use skillkit::{CatalogBuilder, GitHub, Local};
+use skillkit::{CatalogBuilder, GitHub, Local, Mcp};
 
 use crate::Global;
 use crate::failure::Failure;
+use crate::mcp_args::McpArgs;
 
 /// The Tokio runtime the commands run on (two workers: the agent and the
 /// providers' blocking work).
@@ -77,6 +80,33 @@ pub fn catalog(global: &Global, paths: &[PathBuf], each: bool) -> Result<Catalog
     }
     Ok(builder)
 }
+
+/// `builder` with a provider for each MCP server of `mcp`, its kit named
+/// after the server; a URL sends the bearer token of `SKILLKIT_MCP_TOKEN`
+/// when that is set.
+pub fn mcp(mut builder: CatalogBuilder, mcp: &McpArgs) -> Result<CatalogBuilder, Failure> {
+    for line in &mcp.commands {
+        let endpoint =
+            Endpoint::parse_command(line).map_err(|e| Failure::io(format!("--mcp: {e}")))?;
+        builder = builder.provider(Mcp::new(endpoint));
+    }
+    for url in &mcp.urls {
+        let mut endpoint = Endpoint::url(url);
+        if std::env::var_os(MCP_TOKEN).is_some() {
+            endpoint = endpoint.bearer_token_env(MCP_TOKEN);
+        }
+        builder = builder.provider(Mcp::new(endpoint));
+    }
+    Ok(builder)
+}
+
+/// Whether `mcp` names no server.
+pub fn no_mcp(mcp: &McpArgs) -> bool {
+    mcp.commands.is_empty() && mcp.urls.is_empty()
+}
+
+/// The environment variable holding the bearer token for `--mcp-url`.
+const MCP_TOKEN: &str = "SKILLKIT_MCP_TOKEN";
 
 /// The folders searched for skills when no PATH is given, nearest first
 /// (`Local::discovery_folders` of the working directory).

@@ -86,6 +86,39 @@ impl SkillDocument {
         let (map, yaml_warnings) = frontmatter::parse_mapping_lenient(split.yaml, split.yaml_line)?;
         let mut fields = Fields::new(map, split.yaml, split.yaml_line);
         fields.warnings.extend(yaml_warnings);
+        let body = to_lf(body.unwrap_or_else(|| split.body.to_owned()));
+        Self::from_fields(fields, body, split.body_line, dir)
+    }
+
+    /// Builds the document from a frontmatter that arrived already parsed
+    /// into a map (the MCP skills extension sends it as JSON), with the same
+    /// field and naming rules as a file; `dir` is the name of the skill's
+    /// folder (the segment before `SKILL.md`), `name`'s fallback and the
+    /// name it is compared with. The body is empty, to be read later.
+    ///
+    /// ```
+    /// let map = serde_json::json!({"name": "pdf", "description": "Read PDFs.", "argument-hint": "<file>"});
+    /// let map = map.as_object().unwrap().clone();
+    /// let doc = skillkit_parser::SkillDocument::from_frontmatter(map, Some("pdf")).unwrap();
+    /// assert_eq!((doc.name.as_str(), doc.body.as_str()), ("pdf", ""));
+    /// assert_eq!(doc.extra["argument-hint"], "<file>");
+    /// let err = skillkit_parser::SkillDocument::from_frontmatter(Default::default(), None).unwrap_err();
+    /// assert!(err.message.contains("missing required field `name`"));
+    /// ```
+    pub fn from_frontmatter(
+        map: Map<String, Value>,
+        dir: Option<&str>,
+    ) -> Result<Self, Diagnostic> {
+        Self::from_fields(Fields::new(map, "", 1), String::new(), 1, dir)
+    }
+
+    /// The document of the fields of a frontmatter and its (LF) body.
+    fn from_fields(
+        mut fields: Fields<'_>,
+        body: String,
+        body_line: usize,
+        dir: Option<&str>,
+    ) -> Result<Self, Diagnostic> {
         let name = match dir {
             // Claude Code's rule: a skill without `name` is named after its folder.
             Some(dir) if !fields.has("name") => {
@@ -125,8 +158,8 @@ impl SkillDocument {
             name,
             name_line,
             description,
-            body: to_lf(body.unwrap_or_else(|| split.body.to_owned())),
-            body_line: split.body_line,
+            body,
+            body_line,
             warnings: Vec::new(),
         };
         let (extra, mut warnings) = fields.rest();
@@ -266,11 +299,22 @@ impl SkillDocument {
 /// ```
 pub fn read_body(path: &Path) -> Result<String, Diagnostic> {
     let bytes = crate::read_file(path)?;
-    let body = frontmatter::decode(&bytes)
+    body_of(&bytes).map_err(|d| d.with_path(path))
+}
+
+/// The body of a `SKILL.md` whose bytes are `bytes` (everything after its
+/// frontmatter, CRLF turned into LF), as [`read_body`] gives it for a file:
+/// for bytes that arrived another way (an MCP server's `resources/read`).
+///
+/// ```
+/// let body = skillkit_parser::skill::body_of(b"---\nname: a\ndescription: d\n---\r\nBody\r\n").unwrap();
+/// assert_eq!(body, "Body\n");
+/// assert!(skillkit_parser::skill::body_of(b"no frontmatter").is_err());
+/// ```
+pub fn body_of(bytes: &[u8]) -> Result<String, Diagnostic> {
+    frontmatter::decode(bytes)
         .and_then(frontmatter::split)
         .map(|split| to_lf(split.body.to_owned()))
-        .map_err(|d| d.with_path(path))?;
-    Ok(body)
 }
 
 /// The name of the directory holding `path`.

@@ -57,6 +57,7 @@ pub struct Kit {
 /// assert_eq!(Kit::new("k").origin, Origin::Application);
 /// assert!(Origin::Embedded.is_trusted());
 /// assert!(!Origin::Project.is_trusted());
+/// assert!(!Origin::Mcp.is_trusted());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -79,6 +80,10 @@ pub enum Origin {
     GitHub,
     /// Read from a database ([`Sql`](crate::providers::Sql)).
     Database,
+    /// Served by an MCP server (the `Mcp` provider, feature `mcp-client`):
+    /// each server is an origin of its own, under the kit name the
+    /// application gives it.
+    Mcp,
 }
 
 impl Origin {

@@ -80,6 +80,9 @@ pub use provider::{KitProvider, ProviderError};
 #[cfg(feature = "github")]
 #[cfg_attr(docsrs, doc(cfg(feature = "github")))]
 pub use providers::GitHub;
+#[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
+pub use providers::Mcp;
 #[cfg(feature = "sql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
 pub use providers::Sql;

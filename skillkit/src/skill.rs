@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
-pub use body::{Body, BodyError};
+pub use body::{Body, BodyError, BodySource};
 #[cfg(any(feature = "mcp", feature = "agent"))]
 pub(crate) use files::resolve_file;
 pub(crate) use more::{Maps, More};

@@ -5,6 +5,8 @@
 pub mod agent;
 pub mod github;
 pub mod llm;
+pub mod mcp_server;
+pub mod peers;
 pub mod postgres;
 pub mod sql;
 

@@ -57,8 +57,10 @@ impl Activatable {
 
     /// The skill `activate_skill {name, arguments}` names (an input that
     /// fits [`definition`]'s schema) and its body rendered with the
-    /// arguments; `Err` with what to do when there is no such skill.
-    pub(crate) fn render(
+    /// arguments (fetched first when a server keeps it:
+    /// [`Body::load`](crate::skill::Body::load)); `Err` with what to do when
+    /// there is no such skill or its body cannot be had.
+    pub(crate) async fn render(
         &self,
         input: &Value,
         session_id: Option<&str>,
@@ -66,6 +68,7 @@ impl Activatable {
         let name = input.get("name").and_then(Value::as_str).unwrap_or("");
         let arguments = input.get("arguments").and_then(Value::as_str).unwrap_or("");
         let skill = self.find(name)?;
+        skill.body.load().await.map_err(|e| e.to_string())?;
         let body = skill
             .render(arguments, session_id.filter(|s| !s.is_empty()))
             .map_err(|e| e.to_string())?;

@@ -137,7 +137,10 @@ pub(crate) async fn run(
     }
     let (skill, tool, kit_metadata) = match found.target {
         Target::Activate => {
-            let (skill, body) = tools.activatable.render(&call.input, host.session_id())?;
+            let (skill, body) = tools
+                .activatable
+                .render(&call.input, host.session_id())
+                .await?;
             // `!`command`` runs only where scripts are enabled.
             let body = match host.scripts() {
                 Some(scripts) => {

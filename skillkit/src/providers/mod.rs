@@ -1,11 +1,15 @@
 //! The providers SkillKit ships: [`Local`] directories, the [`Memory`] store
 //! and, with the `github` feature, `GitHub` repositories imported at run time; with the `sql` feature,
-//! `Sql`, skills kept in a SQLite or PostgreSQL database.
+//! `Sql`, skills kept in a SQLite or PostgreSQL database; with the `mcp-client`
+//! feature, `Mcp`, the skills an MCP server serves.
 
 #[cfg(feature = "github")]
 #[cfg_attr(docsrs, doc(cfg(feature = "github")))]
 pub mod github;
 mod local;
+#[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
+pub mod mcp;
 mod memory;
 #[cfg(feature = "sql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
@@ -14,6 +18,8 @@ pub mod sql;
 #[cfg(feature = "github")]
 pub use github::GitHub;
 pub use local::{DISCOVERED_KIT, Local, WatchFault, WatchStatus};
+#[cfg(feature = "mcp-client")]
+pub use mcp::Mcp;
 pub use memory::Memory;
 #[cfg(feature = "sql")]
 pub use sql::Sql;

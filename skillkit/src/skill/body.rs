@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use skillkit_parser::Diagnostic;
 
@@ -36,6 +36,54 @@ pub struct Body(Repr);
 enum Repr {
     Text(Cow<'static, str>),
     File(Arc<Path>),
+    Remote(Arc<Remote>),
+}
+
+/// A body kept by a server, fetched by [`Body::load`] and then held.
+struct Remote {
+    source: Arc<dyn BodySource>,
+    text: OnceLock<Arc<str>>,
+}
+
+/// Where a body that lives on a server comes from: the
+/// [`Mcp`](crate::Mcp) provider's skills fetch their `SKILL.md` through
+/// `resources/read`, checked against its digest, only when the skill is
+/// activated. Implement it for a provider of your own whose bodies are
+/// fetched over the network.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use skillkit::skill::{Body, BodyError, BodySource};
+///
+/// #[derive(Debug)]
+/// struct Remote;
+///
+/// #[skillkit::async_trait]
+/// impl BodySource for Remote {
+///     fn locator(&self) -> &str {
+///         "https://example.org/skills/greet/SKILL.md"
+///     }
+///     async fn fetch(&self) -> Result<String, BodyError> {
+///         Ok("Say hello.".to_owned())
+///     }
+/// }
+///
+/// let body = Body::remote(Arc::new(Remote));
+/// assert!(body.read().is_err()); // not fetched yet
+/// body.load().await?;
+/// assert_eq!(body.read()?, "Say hello.");
+/// # Ok::<(), BodyError>(())
+/// # }).unwrap();
+/// ```
+#[async_trait::async_trait]
+pub trait BodySource: Send + Sync + fmt::Debug {
+    /// Where the body is, as errors and `Debug` show it (a URI).
+    fn locator(&self) -> &str;
+
+    /// The body's text (what follows the frontmatter). Called by
+    /// [`Body::load`] until it succeeds once; the text is then kept.
+    async fn fetch(&self) -> Result<String, BodyError>;
 }
 
 impl Default for Repr {
@@ -71,6 +119,37 @@ impl Body {
         Body(Repr::File(Arc::from(path.as_ref())))
     }
 
+    /// A body kept by `source` (a server), fetched by [`Body::load`] when the
+    /// skill is activated; see [`BodySource`].
+    pub fn remote(source: Arc<dyn BodySource>) -> Body {
+        Body(Repr::Remote(Arc::new(Remote {
+            source,
+            text: OnceLock::new(),
+        })))
+    }
+
+    /// Fetches a body kept by a server ([`Body::remote`]) if it is not
+    /// fetched yet, so [`read`](Body::read) can answer; a body in memory or
+    /// in a file has nothing to fetch. Whoever activates a skill calls this
+    /// first (an agent's `activate_skill` does).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let body = skillkit::skill::Body::from("Hello");
+    /// body.load().await.unwrap();
+    /// assert_eq!(body.read().unwrap(), "Hello");
+    /// # });
+    /// ```
+    pub async fn load(&self) -> Result<(), BodyError> {
+        if let Repr::Remote(remote) = &self.0
+            && remote.text.get().is_none()
+        {
+            let text = remote.source.fetch().await?;
+            let _ = remote.text.set(Arc::from(text));
+        }
+        Ok(())
+    }
+
     /// The body of the `SKILL.md` at `path`, sharing the path with whoever
     /// else holds it (a provider's cache).
     pub(crate) fn from_shared(path: Arc<Path>) -> Body {
@@ -95,6 +174,13 @@ impl Body {
                     path: path.to_path_buf(),
                     diagnostic,
                 }),
+            Repr::Remote(remote) => match remote.text.get() {
+                Some(text) => Ok(Cow::Borrowed(text)),
+                None => Err(BodyError::remote(
+                    remote.source.locator(),
+                    "it is kept by a server and not fetched yet; call `Body::load` first",
+                )),
+            },
         }
     }
 
@@ -109,6 +195,7 @@ impl Body {
         match &self.0 {
             Repr::Text(text) => Some(text),
             Repr::File(_) => None,
+            Repr::Remote(remote) => remote.text.get().map(|text| &**text),
         }
     }
 
@@ -120,7 +207,7 @@ impl Body {
     /// ```
     pub fn file(&self) -> Option<&Path> {
         match &self.0 {
-            Repr::Text(_) => None,
+            Repr::Text(_) | Repr::Remote(_) => None,
             Repr::File(path) => Some(path),
         }
     }
@@ -131,6 +218,10 @@ impl fmt::Debug for Body {
         match &self.0 {
             Repr::Text(text) => fmt::Debug::fmt(text, f),
             Repr::File(path) => f.debug_tuple("File").field(path).finish(),
+            Repr::Remote(remote) => f
+                .debug_tuple("Remote")
+                .field(&remote.source.locator())
+                .finish(),
         }
     }
 }
@@ -172,6 +263,21 @@ pub struct BodyError {
 }
 
 impl BodyError {
+    /// A body kept at `locator` (a server's URI) that could not be fetched,
+    /// saying why: for [`BodySource`] implementations.
+    ///
+    /// ```
+    /// let err = skillkit::skill::BodyError::remote("skill://docs/pdf/SKILL.md", "the server is down");
+    /// assert!(err.to_string().contains("skill://docs/pdf/SKILL.md"));
+    /// assert!(err.to_string().contains("the server is down"));
+    /// ```
+    pub fn remote(locator: &str, why: impl Into<String>) -> BodyError {
+        BodyError {
+            path: PathBuf::from(locator),
+            diagnostic: Diagnostic::error(0, 0, why).with_path(locator),
+        }
+    }
+
     /// The `SKILL.md` that could not be read.
     ///
     /// ```

@@ -1,0 +1,101 @@
+//! The `Mcp` provider against our own server (`skillkit serve`'s
+//! `McpServer`, over Streamable HTTP on 127.0.0.1) through the MCP skills
+//! extension: `skills/list` with digested manifests, the `SKILL.md` read
+//! and checked on activation, and a change on disk seen through the
+//! server's list-changed notification.
+//!
+//! Written against the extension as specified while `serve` gains it (the
+//! `serve` branch); it fails on a server that only lists `skill://`
+//! resources (the listing's `listing` metadata says which way it was read).
+
+use std::time::Duration;
+
+use skillkit::mcp::{HttpOptions, McpServer};
+use skillkit::mcp_client::Endpoint;
+use skillkit::{Catalog, Local, Mcp, Skill};
+use skillkit_tests::agent::within;
+use skillkit_tests::{skill_md, write};
+
+/// Queries `catalog` until skill `name` satisfies `ready`, or panics as stuck.
+async fn until(
+    catalog: &Catalog,
+    name: &str,
+    ready: impl Fn(&Skill) -> bool,
+) -> std::sync::Arc<Skill> {
+    within(&format!("skill `{name}` as expected"), async {
+        loop {
+            if let Some(skill) = catalog.get_skill(name).await
+                && ready(&skill)
+            {
+                return skill;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_own_server_is_read_through_the_skills_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("notes");
+    let skill = kit.join("skills/summarize/SKILL.md");
+    write(
+        &skill,
+        skill_md(
+            "summarize",
+            "Summarize a document.",
+            "Summarize $ARGUMENTS.\n",
+        ),
+    );
+    write(kit.join("skills/summarize/template.md"), "# Summary\n");
+    let served = Catalog::builder().provider(Local::new(&kit)).build();
+    let server = McpServer::new(served).watch(Some(Duration::from_millis(50)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = server.router(HttpOptions::new());
+    tokio::spawn(async move { axum_serve(listener, app).await });
+
+    let catalog = Catalog::builder()
+        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .build();
+    let names: Vec<String> = catalog
+        .list_skills()
+        .await
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert!(catalog.failures().is_empty(), "{:?}", catalog.failures());
+    assert_eq!(names, ["remote:summarize"]);
+    let listed = catalog.get_kit("remote").await.unwrap();
+    assert_eq!(listed.metadata["listing"], "skills-extension");
+
+    let summarize = catalog.get_skill("remote:summarize").await.unwrap();
+    summarize.body.load().await.unwrap();
+    assert_eq!(
+        summarize.render("report.txt", None).unwrap(),
+        "Summarize report.txt.\n"
+    );
+
+    write(
+        &skill,
+        skill_md(
+            "summarize",
+            "Summarize, edited.",
+            "Summarize $ARGUMENTS briefly.\n",
+        ),
+    );
+    let edited = until(&catalog, "remote:summarize", |s| {
+        s.description == "Summarize, edited."
+    })
+    .await;
+    edited.body.load().await.unwrap();
+    assert_eq!(
+        edited.render("it", None).unwrap(),
+        "Summarize it briefly.\n"
+    );
+}
+
+async fn axum_serve(listener: tokio::net::TcpListener, app: skillkit::mcp::axum::Router) {
+    let _ = skillkit::mcp::axum::serve(listener, app).await;
+}
