@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod github;
 pub mod llm;
+pub mod peers;
 pub mod postgres;
 pub mod sql;
 
