@@ -26,6 +26,7 @@ mod explain;
 mod failure;
 mod github;
 mod list;
+mod mcp_args;
 mod output;
 mod progress;
 mod run;
@@ -101,6 +102,11 @@ pub struct AgentArgs {
     /// `--allow run_skill_script`.
     #[arg(long)]
     allow_scripts: bool,
+    /// MCP servers whose tools the agent takes, as `NAME__TOOL` (NAME: the
+    /// program's or the URL host's name); each call asks first unless
+    /// `--allow NAME__*`.
+    #[command(flatten)]
+    mcp: mcp_args::McpArgs,
 }
 
 #[derive(Debug, Subcommand)]
