@@ -127,6 +127,9 @@ def plot(rows):
     fig.savefig(ROOT / "bench" / "scale.png")
 
 
+HAND_WRITTEN = "<!-- Written by hand below; report.py keeps it. -->"
+
+
 def write(rows):
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     rss = json.loads((CRITERION / "scale-rss.json").read_text()) if (CRITERION / "scale-rss.json").exists() else []
@@ -200,7 +203,13 @@ def write(rows):
                 "| bench | median |", "|---|---:|"] + [f"| {n} | {fmt(t)} |" for n, t in corpus] + [""]
     except FileNotFoundError:
         pass
-    (ROOT / "bench" / "README.md").write_text("\n".join(out))
+    # What follows the marker is written by hand (figures of benches this
+    # script does not run) and kept as it is.
+    page = ROOT / "bench" / "README.md"
+    kept = page.read_text().split(HAND_WRITTEN, 1) if page.exists() else []
+    if len(kept) == 2:
+        out += [HAND_WRITTEN + kept[1].rstrip("\n")]
+    page.write_text("\n".join(out))
 
 
 def main():

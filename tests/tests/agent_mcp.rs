@@ -358,3 +358,50 @@ async fn bad_or_shared_prefixes_are_refused_at_start() {
         );
     }
 }
+
+/// `allowed-tools` of an active skill of a trusted kit pre-approve an MCP
+/// tool by its full name; the other tools of the server are still asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_skills_allowed_tools_pre_approve_an_mcp_tool_by_full_name() {
+    let Some((python, server)) = python_server() else {
+        return;
+    };
+    let endpoint = Endpoint::command(
+        python.to_str().unwrap(),
+        [server.to_str().unwrap().to_owned()],
+    );
+    let memory = Memory::new();
+    memory.put(
+        skillkit::Skill::new("ops:counting", "How to count.")
+            .with_body("Count with py__count.")
+            .with_allowed_tools(["py__count"]),
+    );
+    let script = Scripted::new()
+        .tool_call("c1", "activate_skill", json!({"name": "ops:counting"}))
+        .tool_call("c2", "py__count", json!({}))
+        .tool_call("c3", "py__bump", json!({}))
+        .text("done");
+    let policy = ApprovalPolicy::new(|request| match request.name.as_str() {
+        "activate_skill" => Approval::Allow,
+        _ => Approval::Ask,
+    });
+    let options = options(catalog(&memory), &script)
+        .approval(policy)
+        .mcp_server("py", endpoint);
+    let mut agent = start_agent(lead(), options).unwrap();
+    let (answer, events) = ask_deciding(&mut agent, "count", |request| {
+        assert_eq!(
+            request.name, "py__bump",
+            "only the tool not pre-approved is asked"
+        );
+        Decision::deny("no")
+    })
+    .await;
+    assert_eq!(answer.unwrap(), "done");
+    let results = results(&events);
+    assert_eq!(
+        results[1],
+        ("py__count".into(), "bumps=0 lists=1".into(), false)
+    );
+    assert!(results[2].2 && results[2].1.contains("the user denied the call: no"));
+}

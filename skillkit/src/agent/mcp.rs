@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::agent::AgentError;
 use crate::llm::ToolDefinition;
-use crate::mcp_client::Session;
+use crate::mcp_client::{Session, Status};
 use crate::tool::ToolOutcome;
 
 /// What joins a server's prefix and its tool's name.
@@ -62,8 +62,8 @@ fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-/// This turn's tools of every server. A server connecting for the first
-/// time is waited for (all of them at once), up to its connect timeout; a
+/// This turn's tools of every server. A server on its first attempt to
+/// connect is waited for (all of them at once), up to its connect timeout; a
 /// server with no tool list yet contributes none, and `warn` says so. A
 /// server that went down after listing keeps its tools: their calls say it
 /// is down.
@@ -72,8 +72,12 @@ pub(crate) async fn tools(servers: &[McpServer], warn: impl Fn(String)) -> Vec<S
         if let Some(tools) = server.session.tools().await {
             return (server, Some(tools));
         }
-        let wait = server.session.connect_timeout_value();
-        server.session.wait_settled(wait).await;
+        // Only the first attempt is waited for: a server that failed it is
+        // retried in the background while the turns go on.
+        if matches!(server.session.status(), Status::Connecting { attempt: 0 }) {
+            let wait = server.session.connect_timeout_value();
+            server.session.wait_settled(wait).await;
+        }
         (server, server.session.tools().await)
     }))
     .await;

@@ -1,7 +1,8 @@
 //! The tools of one catalog [`Snapshot`], as an agent or the MCP server
 //! offers them: executable skills as tools of their own, `activate_skill`
 //! for the skills read as instructions, sub-agents as tools taking `{task}`
-//! (agents only) and the host's own tools (the MCP server's); the wire-safe
+//! (agents only), the tools of an agent's MCP servers (`<prefix>__<tool>`,
+//! feature `mcp-client`) and the host's own tools (the MCP server's); the wire-safe
 //! names of all of them; and an agent's system prompt with the
 //! `<available_skills>` block.
 //!

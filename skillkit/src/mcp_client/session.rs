@@ -228,6 +228,9 @@ impl Session {
         if inner.started.swap(true, Ordering::SeqCst) {
             return;
         }
+        // Connecting from now on, so no one takes the session for idle
+        // before the task runs.
+        inner.state.send_replace(State::Connecting { attempt: 0 });
         tokio::spawn(supervise(Arc::clone(inner)));
     }
 
