@@ -128,6 +128,8 @@ def plot(rows):
     fig.savefig(ROOT / "bench" / "scale.png")
 
 
+
+
 def write(rows):
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     rss = json.loads((CRITERION / "scale-rss.json").read_text()) if (CRITERION / "scale-rss.json").exists() else []

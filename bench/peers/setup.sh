@@ -3,9 +3,11 @@
 # the agreement tests use (tests/tests/llm_sdk_agreement.rs and
 # skillkit-cli/tests/serve_python.rs, tests/tests/mcp_provider.rs and
 # skillkit-cli/tests/mcp_skills.rs (skills_server.py) find that interpreter;
-# CI runs this script, then the tests with SKILLKIT_REQUIRE_PEERS=1), then
-# installs PostgreSQL where it can (bench/setup-postgres.sh) for the SQL
-# provider's PostgreSQL tests.
+# CI runs this script, then the tests with SKILLKIT_REQUIRE_PEERS=1), installs
+# the npm peers into bench/peers/node_modules (server-everything, the official
+# TypeScript SDK's example MCP server, for tests/tests/agent_mcp.rs; pinned
+# here and in package-lock.json), then installs PostgreSQL where it can
+# (bench/setup-postgres.sh) for the SQL provider's PostgreSQL tests.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 python="${PYTHON:-python3}"
@@ -14,5 +16,9 @@ if [ ! -x "$here/.venv/bin/python" ]; then
 fi
 "$here/.venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 "$here/.venv/bin/python" -c 'import anthropic, mcp.client.stdio; from importlib.metadata import version; print("bench/peers ready: anthropic", anthropic.__version__, "mcp", version("mcp"))'
+# The npm peers (needs node and npm).
+npm install --prefix "$here" --no-audit --no-fund --save-exact \
+    @modelcontextprotocol/server-everything@2026.8.31
+test -x "$here/node_modules/.bin/mcp-server-everything"
 # PostgreSQL's programs, for the SQL provider's PostgreSQL tests.
 "$here/../setup-postgres.sh"

@@ -65,6 +65,9 @@ pub async fn start(
     if let Some(history) = history {
         options = options.history(history);
     }
+    for (name, endpoint) in args.mcp.servers()? {
+        options = options.mcp_server(name, endpoint);
+    }
     let scripts = args.allow_scripts.then(Sandbox::current);
     if scripts.is_some() {
         // The terminal policy above asks every script call (unless

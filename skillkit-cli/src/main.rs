@@ -102,8 +102,10 @@ pub struct AgentArgs {
     /// `--allow run_skill_script`.
     #[arg(long)]
     allow_scripts: bool,
-    /// MCP servers whose skills the agent has too (an MCP server's skills
-    /// are untrusted: their allowed-tools are asked like any tool).
+    /// MCP servers: their tools are the agent's, as `NAME__TOOL` (NAME: the
+    /// program's or the URL host's name), each call asked first unless
+    /// `--allow NAME__*`; their skills are the agent's too (untrusted: their
+    /// allowed-tools are asked like any tool).
     #[command(flatten)]
     mcp: mcp_args::McpArgs,
 }

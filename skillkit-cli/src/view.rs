@@ -60,6 +60,9 @@ impl View {
                     shorten(content, 80)
                 ));
             }
+            EventKind::Warning { message } => {
+                self.line(&format!("  !! {who}{message}"));
+            }
             EventKind::Error(error) if !event.agent.is_root() => {
                 self.line(&format!("  !! {who}{}", crate::explain::agent(error)));
             }

@@ -60,8 +60,11 @@ pub mod mcp_client;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
-#[cfg(any(feature = "github", feature = "llm"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
+#[cfg(any(feature = "github", feature = "llm", feature = "mcp-client"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "github", feature = "llm", feature = "mcp-client")))
+)]
 pub mod retry;
 /// The script runner of `run_skill_script`, part of the agent runtime
 /// ([`agent::script`]), at the root for short paths.
@@ -89,8 +92,11 @@ pub use providers::Sql;
 #[doc(hidden)]
 pub use providers::WatchFault;
 pub use providers::{Local, Memory, WatchStatus};
-#[cfg(any(feature = "github", feature = "llm"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
+#[cfg(any(feature = "github", feature = "llm", feature = "mcp-client"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "github", feature = "llm", feature = "mcp-client")))
+)]
 pub use retry::RetryPolicy;
 pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].

@@ -1,10 +1,12 @@
 //! [`RetryPolicy`]: when and how long to wait before sending a failed request
-//! again. Shared by the LLM adapters and the GitHub client, so it belongs to
-//! neither.
+//! again. Shared by the LLM adapters, the GitHub client and the MCP client's
+//! reconnection, so it belongs to none of them.
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
+#[cfg(any(feature = "github", feature = "llm"))]
+use std::time::SystemTime;
 
 use futures::future::BoxFuture;
 
@@ -131,6 +133,7 @@ impl RetryPolicy {
     }
 }
 
+#[cfg(any(feature = "github", feature = "llm"))]
 /// The wait a response asks for: `retry-after-ms` (milliseconds), else
 /// `retry-after` as seconds or as an HTTP date (relative to `now`).
 pub(crate) fn requested_wait(
@@ -147,6 +150,7 @@ pub(crate) fn requested_wait(
     parse_retry_after(header("retry-after")?, now)
 }
 
+#[cfg(any(feature = "github", feature = "llm"))]
 /// A `retry-after` value: seconds (`"1"`, `"1.5"`) or an HTTP date; `None`
 /// when it is neither. A date in the past means no wait.
 ///
@@ -167,7 +171,7 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(feature = "github", feature = "llm")))]
 mod tests {
     use super::*;
 

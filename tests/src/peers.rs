@@ -1,6 +1,9 @@
-//! The peers written by others (`bench/peers`: the official Python MCP SDK),
-//! found as `bench/peers/setup.sh` installs them. A test that needs one
-//! skips loudly without it, and fails when `SKILLKIT_REQUIRE_PEERS=1` (CI).
+//! The MCP peers other people wrote, for the tests that speak to them:
+//! server-everything (npm `@modelcontextprotocol/server-everything`, the
+//! official TypeScript SDK's example server) and the official Python SDK.
+//! `bench/peers/setup.sh` installs both under `bench/peers/`. Without them a
+//! test says loudly that it SKIPPED, unless `SKILLKIT_REQUIRE_PEERS=1` (as in
+//! CI), where that is a failure.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -10,8 +13,28 @@ pub fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bench/peers")
 }
 
-/// A Python that can import the `mcp` SDK (`bench/peers/.venv` first, then
-/// `$SKILLKIT_PYTHON`, then `python3`), or why there is none.
+/// server-everything's program (stdio by default, `streamableHttp` as its
+/// argument for HTTP), or why there is none.
+pub fn everything() -> Result<PathBuf, String> {
+    let bin = dir().join("node_modules/.bin/mcp-server-everything");
+    match bin.exists() {
+        true => Ok(bin),
+        false => Err(format!(
+            "{} is missing; run bench/peers/setup.sh (needs node and npm)",
+            bin.display()
+        )),
+    }
+}
+
+/// The script starting server-everything's Streamable HTTP mode on
+/// 127.0.0.1 (`PORT` in its environment), run by `node`.
+pub fn everything_http() -> Result<PathBuf, String> {
+    everything()?;
+    Ok(dir().join("everything_http.mjs"))
+}
+
+/// A Python that can import the official MCP SDK (`bench/peers/.venv`
+/// first, then `$SKILLKIT_PYTHON`, then `python3`), or why there is none.
 pub fn python() -> Result<PathBuf, String> {
     let mut candidates = vec![dir().join(".venv/bin/python")];
     if let Ok(python) = std::env::var("SKILLKIT_PYTHON") {
@@ -35,15 +58,21 @@ pub fn python() -> Result<PathBuf, String> {
     ))
 }
 
-/// [`python`], or `None` after saying loudly that `what` is not checked;
-/// a panic instead when `SKILLKIT_REQUIRE_PEERS=1`.
-pub fn python_or_skip(what: &str) -> Option<PathBuf> {
-    match python() {
-        Ok(python) => Some(python),
+/// The peer `found`, or `None` after saying loudly that `what` is skipped
+/// (a panic under `SKILLKIT_REQUIRE_PEERS=1`).
+pub fn or_skip<T>(what: &str, found: Result<T, String>) -> Option<T> {
+    match found {
+        Ok(found) => Some(found),
         Err(why) if std::env::var("SKILLKIT_REQUIRE_PEERS").as_deref() != Ok("1") => {
             eprintln!("\n*** SKIPPED: {what} NOT CHECKED: {why} ***\n");
             None
         }
         Err(why) => panic!("SKILLKIT_REQUIRE_PEERS=1 but {why}"),
     }
+}
+
+/// [`python`], or `None` after saying loudly that `what` is not checked
+/// (a panic under `SKILLKIT_REQUIRE_PEERS=1`).
+pub fn python_or_skip(what: &str) -> Option<PathBuf> {
+    or_skip(what, python())
 }

@@ -170,6 +170,10 @@ pub(crate) async fn run(
             let skill = tools.activatable.find(name.unwrap_or(""))?;
             return scripts.call(skill, &call.input).await;
         }
+        #[cfg(feature = "mcp-client")]
+        Target::Mcp(tool) => {
+            return finished(timed(host.tool_timeout(), name, tool.call(&call.input)).await);
+        }
         Target::Skill {
             skill,
             tool,
@@ -197,11 +201,16 @@ pub(crate) async fn run(
         let resumed = tool::resume(&**tool, execution.clone(), state, decision);
         outcome = timed(limit, name, resumed).await;
     }
+    finished(outcome)
+}
+
+/// A finished call's outcome as the model's text.
+fn finished(outcome: ToolOutcome) -> Result<String, String> {
     match outcome {
         ToolOutcome::Ok(Value::String(text)) => Ok(text),
         ToolOutcome::Ok(value) => Ok(value.to_string()),
         ToolOutcome::Error(message) => Err(message),
-        ToolOutcome::Pending(_) => unreachable!("pending outcomes are resumed above"),
+        ToolOutcome::Pending(_) => Err("the tool is still waiting for input".to_owned()),
     }
 }
 

@@ -52,6 +52,14 @@ pub enum AgentError {
         "the agent has shut down; start a new agent (seed it with this one's history to go on)"
     )]
     Closed,
+    /// An MCP server's prefix is not one ([`AgentOptions::mcp_server`](crate::agent::AgentOptions::mcp_server)).
+    #[error("`{prefix}` cannot prefix an MCP server's tools: {problem}")]
+    McpPrefix {
+        /// The prefix given.
+        prefix: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// [`Agent::respond`](crate::agent::AgentController::respond) named a call that
     /// waits for nothing.
     #[error(

@@ -199,6 +199,12 @@ pub enum EventKind {
     },
     /// The work on the message stopped at [`Agent::stop`](crate::agent::AgentController::stop).
     Stopped,
+    /// Something the agent went on without: an MCP server not connected, so
+    /// its tools are left out of a turn.
+    Warning {
+        /// What happened, for a person.
+        message: String,
+    },
     /// The message could not be answered (the model failed, the turn limit was
     /// reached). The history is intact and the agent takes the next message.
     Error(#[serde(serialize_with = "message")] AgentError),

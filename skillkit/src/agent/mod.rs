@@ -63,6 +63,8 @@ mod error;
 mod event;
 mod handle;
 mod history;
+#[cfg(feature = "mcp-client")]
+mod mcp;
 mod names;
 mod options;
 mod run;
@@ -147,6 +149,8 @@ pub fn start_agent(
             .scripts
             .clone()
             .map(crate::agent::script::Scripts::new),
+        #[cfg(feature = "mcp-client")]
+        mcp: mcp::checked(&options.mcp)?,
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         max_turns: options.max_turns,

@@ -57,6 +57,8 @@ pub struct AgentOptions {
     pub(crate) trust: TrustPolicy,
     pub(crate) history: History,
     pub(crate) scripts: Option<ScriptOptions>,
+    #[cfg(feature = "mcp-client")]
+    pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
 }
 
 impl AgentOptions {
@@ -82,6 +84,8 @@ impl AgentOptions {
             trust: TrustPolicy::default(),
             history: History::default(),
             scripts: None,
+            #[cfg(feature = "mcp-client")]
+            mcp: Vec::new(),
         }
     }
 
@@ -193,6 +197,54 @@ impl AgentOptions {
     /// ```
     pub fn scripts(mut self, options: ScriptOptions) -> Self {
         self.scripts = Some(options);
+        self
+    }
+
+    /// Gives the agent the tools of an MCP server (feature `mcp-client`): a
+    /// program on stdio or a Streamable HTTP URL
+    /// ([`Endpoint`](crate::mcp_client::Endpoint)), or a
+    /// [`Session`](crate::mcp_client::Session) the application keeps a clone
+    /// of (to watch it, or to set its backoff and connect timeout).
+    ///
+    /// The server's tool `echo` is the agent's tool `<prefix>__echo` (its
+    /// name in events, for the approval policy, in `allowed-tools` and, being
+    /// wire-safe, for the model), with the server's description and input
+    /// schema; an `AGENT.md` `tools` list allows it by that name or by the
+    /// prefix. `prefix`: ASCII letters, digits, `-`, `_`, at most 32 bytes,
+    /// no `__`, one per server; [`start_agent`](crate::agent::start_agent)
+    /// refuses others.
+    ///
+    /// The agent connects to every server when it starts, concurrently; a
+    /// turn waits for a server still connecting the first time up to its
+    /// connect timeout, and a server not up by then contributes no tools that
+    /// turn (an [`EventKind::Warning`](crate::agent::EventKind::Warning) says
+    /// so). The tool list is kept and listed again only when the server says
+    /// it changed (`notifications/tools/list_changed`). Calls go through the
+    /// approval policy like any tool (an MCP server is not trusted: nothing is
+    /// pre-approved but by the `allowed-tools` of a skill of a trusted kit,
+    /// naming the tool's full name) and the tool timeout. A server that dies
+    /// is restarted or reconnected with backoff; calls meanwhile are error
+    /// results saying so, and the agent goes on.
+    ///
+    /// ```
+    /// use skillkit::mcp_client::Endpoint;
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options
+    ///     .mcp_server("everything", Endpoint::command("npx", ["-y", "@modelcontextprotocol/server-everything"]))
+    ///     .mcp_server("remote", Endpoint::url("http://127.0.0.1:8080/mcp").bearer_token_env("MCP_TOKEN"));
+    /// # let _ = options;
+    /// ```
+    #[cfg(feature = "mcp-client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
+    pub fn mcp_server(
+        mut self,
+        prefix: impl Into<String>,
+        server: impl Into<crate::mcp_client::Session>,
+    ) -> Self {
+        self.mcp.push(crate::agent::mcp::McpServer {
+            prefix: prefix.into(),
+            session: server.into(),
+        });
         self
     }
 

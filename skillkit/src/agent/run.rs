@@ -34,6 +34,9 @@ pub(crate) struct Runtime {
     /// `run_skill_script`, when enabled: its options and working folder,
     /// removed with the conversation.
     pub(crate) scripts: Option<Scripts>,
+    /// The MCP servers whose tools the agents take.
+    #[cfg(feature = "mcp-client")]
+    pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
     pub(crate) tool_concurrency: usize,
     pub(crate) tool_timeout: Duration,
     /// `max_turns` set in the options, over each definition's.
@@ -176,11 +179,22 @@ impl AgentRun {
     /// snapshot holds exactly the skills, tools and sub-agents of the last
     /// turn's.
     async fn tools(&self) -> Arc<ToolSet> {
+        #[cfg(feature = "mcp-client")]
+        let (snapshot, mcp) = futures::join!(
+            self.runtime.catalog.snapshot(),
+            crate::agent::mcp::tools(&self.runtime.mcp, |message| {
+                tracing::warn!("{message}");
+                self.emit(EventKind::Warning { message });
+            })
+        );
+        #[cfg(not(feature = "mcp-client"))]
         let snapshot = self.runtime.catalog.snapshot().await;
         let scope = Scope::Agent {
             definition: &self.definition,
             trust: &self.runtime.trust,
             scripts: self.runtime.scripts.is_some(),
+            #[cfg(feature = "mcp-client")]
+            mcp: &mcp,
         };
         self.tools.get(&snapshot, &scope)
     }

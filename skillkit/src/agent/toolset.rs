@@ -1,7 +1,8 @@
 //! The tools of one catalog [`Snapshot`], as an agent or the MCP server
 //! offers them: executable skills as tools of their own, `activate_skill`
 //! for the skills read as instructions, sub-agents as tools taking `{task}`
-//! (agents only) and the host's own tools (the MCP server's); the wire-safe
+//! (agents only), the tools of an agent's MCP servers (`<prefix>__<tool>`,
+//! feature `mcp-client`) and the host's own tools (the MCP server's); the wire-safe
 //! names of all of them; and an agent's system prompt with the
 //! `<available_skills>` block.
 //!
@@ -39,6 +40,9 @@ pub(crate) enum Scope<'a> {
         trust: &'a TrustPolicy,
         /// Whether `run_skill_script` is offered (scripts enabled).
         scripts: bool,
+        /// The tools of the agent's MCP servers this turn.
+        #[cfg(feature = "mcp-client")]
+        mcp: &'a [crate::agent::mcp::ServerTools],
     },
     /// A server's: every skill; `activate_skill` reaches any skill by its
     /// full name; `own` are tools the host runs itself (a skill named like
@@ -71,6 +75,9 @@ pub(crate) enum Target {
     Own,
     /// `run_skill_script`: a script of a skill `activate_skill` reaches.
     Script,
+    /// A tool of an MCP server.
+    #[cfg(feature = "mcp-client")]
+    Mcp(crate::agent::mcp::McpTool),
 }
 
 /// A tool call's tool, found in a [`ToolSet`].
@@ -191,8 +198,20 @@ impl ToolSet {
             Scope::Agent {
                 definition,
                 scripts,
+                #[cfg(feature = "mcp-client")]
+                mcp,
                 ..
             } => {
+                // A server's tools are allowed by their full name or the
+                // server's prefix, as a kit's skills by the kit's name.
+                #[cfg(feature = "mcp-client")]
+                for server in *mcp {
+                    for (full, def, tool) in server.definitions() {
+                        if allowed(&full, Some(&server.prefix)) {
+                            add(full, Target::Mcp(tool), def);
+                        }
+                    }
+                }
                 for agent in snapshot.agents() {
                     if agent.name == definition.name || !allowed(&agent.name, None) {
                         continue;
@@ -296,26 +315,54 @@ impl ToolSet {
 struct Key {
     skills: Vec<Arc<Skill>>,
     agents: Vec<Arc<AgentDefinition>>,
+    /// The tool list of each MCP server (a session lists anew, into a new
+    /// `Arc`, only when the server's tools changed).
+    #[cfg(feature = "mcp-client")]
+    mcp: Vec<Arc<[rmcp::model::Tool]>>,
 }
 
 impl Key {
-    fn of(snapshot: &Snapshot) -> Key {
+    fn of(snapshot: &Snapshot, scope: &Scope<'_>) -> Key {
+        #[cfg(not(feature = "mcp-client"))]
+        let _ = scope;
         Key {
             skills: snapshot.skills().cloned().collect(),
             agents: snapshot.agents().cloned().collect(),
+            #[cfg(feature = "mcp-client")]
+            mcp: mcp_lists(scope).cloned().collect(),
         }
     }
 
-    /// Whether `snapshot` holds exactly the skills and sub-agents this key
-    /// was taken from (compared in place: no allocation on the hot path).
-    fn matches(&self, snapshot: &Snapshot) -> bool {
-        fn same<'a, T: 'a>(held: &[Arc<T>], mut now: impl Iterator<Item = &'a Arc<T>>) -> bool {
+    /// Whether `snapshot` (and `scope`'s MCP tools) hold exactly the skills,
+    /// sub-agents and MCP tools this key was taken from (compared in place:
+    /// no allocation on the hot path).
+    fn matches(&self, snapshot: &Snapshot, scope: &Scope<'_>) -> bool {
+        fn same<'a, T: 'a + ?Sized>(
+            held: &[Arc<T>],
+            mut now: impl Iterator<Item = &'a Arc<T>>,
+        ) -> bool {
             held.iter()
                 .all(|a| now.next().is_some_and(|b| Arc::ptr_eq(a, b)))
                 && now.next().is_none()
         }
+        #[cfg(not(feature = "mcp-client"))]
+        let _ = scope;
+        #[cfg(feature = "mcp-client")]
+        if !same(&self.mcp, mcp_lists(scope)) {
+            return false;
+        }
         same(&self.skills, snapshot.skills()) && same(&self.agents, snapshot.agents())
     }
+}
+
+/// The tool lists of `scope`'s MCP servers.
+#[cfg(feature = "mcp-client")]
+fn mcp_lists<'a>(scope: &'a Scope<'_>) -> impl Iterator<Item = &'a Arc<[rmcp::model::Tool]>> {
+    let servers = match scope {
+        Scope::Agent { mcp, .. } => *mcp,
+        Scope::Server { .. } => &[],
+    };
+    servers.iter().map(|server| &server.tools)
 }
 
 /// The last [`ToolSet`] built, handed out again while the catalog holds the
@@ -329,12 +376,12 @@ impl Cache {
     pub(crate) fn get(&self, snapshot: &Snapshot, scope: &Scope<'_>) -> Arc<ToolSet> {
         let mut last = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((built_from, tools)) = &*last
-            && built_from.matches(snapshot)
+            && built_from.matches(snapshot, scope)
         {
             return Arc::clone(tools);
         }
         let tools = Arc::new(ToolSet::build(snapshot, scope));
-        *last = Some((Key::of(snapshot), Arc::clone(&tools)));
+        *last = Some((Key::of(snapshot, scope), Arc::clone(&tools)));
         tools
     }
 }
