@@ -1,6 +1,9 @@
 //! [`Endpoint`]: where an MCP server is, and connecting to it.
 
 use std::fmt;
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use rmcp::ClientHandler;
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
@@ -23,8 +26,10 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Endpoint {
-    /// A program started for the connection, speaking MCP on stdio. Its
-    /// standard error goes to this process's.
+    /// A program started for the connection, speaking MCP on stdio. What it
+    /// writes to standard error is logged (`info`, target
+    /// `skillkit::mcp_client::stderr`, control characters escaped), never
+    /// passed to this process's standard error.
     Command {
         /// The program (looked up in `PATH` when it has no `/`).
         program: String,
@@ -173,11 +178,16 @@ impl Endpoint {
             Endpoint::Command { program, args } => {
                 let mut command = tokio::process::Command::new(program);
                 command.args(args).kill_on_drop(true);
-                let transport =
-                    TokioChildProcess::new(command).map_err(|source| ConnectError::Spawn {
+                let (transport, stderr) = TokioChildProcess::builder(command)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|source| ConnectError::Spawn {
                         program: program.clone(),
                         source,
                     })?;
+                if let Some(stderr) = stderr {
+                    tokio::spawn(log_stderr(self.to_string(), stderr));
+                }
                 handler.serve(transport).await.map_err(|e| handshake(&e))
             }
             Endpoint::Url { url, bearer_env } => {
@@ -189,6 +199,32 @@ impl Endpoint {
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
                 handler.serve(transport).await.map_err(|e| handshake(&e))
+            }
+        }
+    }
+}
+
+/// The longest line of a server's standard error kept whole in the log; the
+/// rest of a longer line is dropped.
+const STDERR_LINE: usize = 4096;
+
+/// Drains a started server's standard error until it closes, as `info`
+/// events of the target `skillkit::mcp_client::stderr`, one per line, so
+/// the server never blocks on a full pipe and nothing it writes reaches a
+/// terminal unfiltered (tracing's formatter escapes control characters).
+async fn log_stderr(server: String, stderr: impl AsyncRead + Unpin) {
+    let mut lines = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match lines.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line[..line.len().min(STDERR_LINE)]);
+                let text = text.trim_end();
+                if !text.is_empty() {
+                    tracing::info!(target: "skillkit::mcp_client::stderr", server = %server, "{}", text.escape_debug());
+                }
             }
         }
     }
