@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use skillkit::Snapshot;
+use skillkit::{Catalog, Snapshot};
 
 use crate::Global;
 use crate::failure::Failure;
@@ -20,10 +20,21 @@ pub fn load(
     each: bool,
     json: bool,
 ) -> Result<Snapshot, Failure> {
-    let builder = sources::catalog(global, paths, each)?;
+    load_catalog(global, paths, each, json).map(|(_, snapshot)| snapshot)
+}
+
+/// Like [`load`], with the catalog the snapshot was taken of (to search it).
+pub fn load_catalog(
+    global: &Global,
+    paths: &[PathBuf],
+    each: bool,
+    json: bool,
+) -> Result<(Catalog, Snapshot), Failure> {
+    let catalog = sources::catalog(global, paths, each)?.build();
     let runtime = sources::runtime()?;
     let _spinner = Spinner::start("reading skills", !json);
-    Ok(runtime.block_on(builder.build().snapshot()))
+    let snapshot = runtime.block_on(catalog.snapshot());
+    Ok((catalog, snapshot))
 }
 
 /// `skillkit list [PATH...]`.
