@@ -250,3 +250,29 @@ pub(crate) fn files_beside(dir: &Path) -> Vec<String> {
     walk(dir, dir, 0, &mut out);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_names_are_found_whole_or_by_their_bare_part() {
+        let names = ["files:read", "files:write", "pdf:reader", "notes:todo"];
+        let iter = || names.iter().copied();
+        assert_eq!(closest("files:raed", iter())[0], "files:read");
+        // A bare name, or one under another kit, is matched by the bare part.
+        assert_eq!(closest("reader", iter())[0], "pdf:reader");
+        assert_eq!(closest("docs:todo", iter()), ["notes:todo"]);
+        assert_eq!(closest("FILES:READ", iter())[0], "files:read");
+        assert!(closest("something-else-entirely", iter()).is_empty());
+    }
+
+    #[test]
+    fn edits_counts_insertions_deletions_and_substitutions() {
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        assert_eq!(edits(&chars("kitten"), &chars("sitting"), 5), 3);
+        assert_eq!(edits(&chars(""), &chars("abc"), 5), 3);
+        // Past `most`, the answer is `most + 1`.
+        assert_eq!(edits(&chars("abcdef"), &chars("uvwxyz"), 2), 3);
+    }
+}
