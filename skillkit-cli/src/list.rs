@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use skillkit::Snapshot;
+use skillkit::{Catalog, Snapshot};
 
 use crate::Global;
 use crate::failure::Failure;
@@ -23,14 +23,26 @@ pub fn load(
     each: bool,
     json: bool,
 ) -> Result<Snapshot, Failure> {
+    load_catalog(global, paths, mcp, each, json).map(|(_, snapshot)| snapshot)
+}
+
+/// Like [`load`], with the catalog the snapshot was taken of (to search it).
+pub fn load_catalog(
+    global: &Global,
+    paths: &[PathBuf],
+    mcp: &McpArgs,
+    each: bool,
+    json: bool,
+) -> Result<(Catalog, Snapshot), Failure> {
     let builder = match paths.is_empty() && !sources::no_mcp(mcp) {
         true => skillkit::Catalog::builder(),
         false => sources::catalog(global, paths, each)?,
     };
-    let builder = sources::mcp(builder, mcp)?;
+    let catalog = sources::mcp(builder, mcp)?.build();
     let runtime = sources::runtime()?;
     let _spinner = Spinner::start("reading skills", !json);
-    Ok(runtime.block_on(builder.build().snapshot()))
+    let snapshot = runtime.block_on(catalog.snapshot());
+    Ok((catalog, snapshot))
 }
 
 /// `skillkit list [PATH...] [--mcp 'COMMAND ARGS'] [--mcp-url URL]`.

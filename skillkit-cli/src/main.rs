@@ -5,6 +5,7 @@
 //! skillkit validate PATH... [--json]         exit 0 all valid, 1 any invalid, 2 usage or I/O error
 //! skillkit list [PATH...] [--each] [--json]  kits, skills, agents and diagnostics
 //! skillkit list --github [--json]            the sources imported from GitHub, at their commits
+//! skillkit search QUERY [PATH...] [--json] [--limit N]  the skills that match, best first
 //! skillkit show NAME [PATH...]               one skill: fields, location, files beside it, body
 //! skillkit to-prompt PATH... [--each]        the <available_skills> block for a system prompt
 //! skillkit import owner/repo[/path][@ref]    download a skill repository into the cache
@@ -30,6 +31,7 @@ mod mcp_args;
 mod output;
 mod progress;
 mod run;
+mod search;
 mod serve;
 mod show;
 mod sources;
@@ -153,6 +155,28 @@ enum Command {
         /// instead of the standard locations).
         #[command(flatten)]
         mcp: mcp_args::McpArgs,
+    },
+    /// Search the skills for QUERY (a few words about a task, or a skill's
+    /// name) and print the best matches first: name, score, description.
+    ///
+    /// PATHs and discovery as `list` (without PATH: the standard locations
+    /// and the imported kits). Exit 0: found; 1: nothing matches; 2: an empty
+    /// query, or a PATH cannot be read.
+    Search {
+        /// What to look for.
+        query: String,
+        /// Kit directories (none: the standard locations and imported kits).
+        paths: Vec<PathBuf>,
+        /// Load every child directory of each PATH as a kit.
+        #[arg(long)]
+        each: bool,
+        /// Print a JSON array of hits, best first: name, description, score
+        /// and path (the skill's folder).
+        #[arg(long)]
+        json: bool,
+        /// The most hits to print.
+        #[arg(long, default_value_t = search::DEFAULT_LIMIT)]
+        limit: usize,
     },
     /// Show one skill: its fields, location, the files beside it, and its body.
     ///
@@ -322,6 +346,13 @@ fn main() -> ExitCode {
             ..
         } => list::run(&global, &paths, &mcp, each, json),
         Command::ToPrompt { paths, each } => list::to_prompt(&paths, each),
+        Command::Search {
+            query,
+            paths,
+            each,
+            json,
+            limit,
+        } => search::run(&global, &query, &paths, each, json, limit),
         Command::Show { name, paths } => show::run(&global, &name, &paths),
         Command::Import { source } => github::import(&global, &source),
         Command::Remove { source } => github::remove(&global, &source),

@@ -60,6 +60,8 @@ struct Inner {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Duration,
     last: Mutex<Last>,
+    #[allow(dead_code)]
+    embedder: Option<Arc<dyn crate::search::Embedder>>,
 }
 
 /// What the last query found, kept for [`Catalog::diagnostics`] and
@@ -83,6 +85,7 @@ struct Last {
 pub struct CatalogBuilder {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Option<Duration>,
+    embedder: Option<Arc<dyn crate::search::Embedder>>,
 }
 
 impl CatalogBuilder {
@@ -134,6 +137,22 @@ impl CatalogBuilder {
         self
     }
 
+    /// The model that ranks searches semantically (stand-in: stored, unused).
+    ///
+    /// ```
+    /// struct Zero;
+    /// impl skillkit::Embedder for Zero {
+    ///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error + Send + Sync>> {
+    ///         Ok(texts.iter().map(|_| vec![0.0]).collect())
+    ///     }
+    /// }
+    /// let builder = skillkit::Catalog::builder().embedder(Zero);
+    /// ```
+    pub fn embedder(mut self, embedder: impl crate::search::Embedder + 'static) -> Self {
+        self.embedder = Some(Arc::new(embedder));
+        self
+    }
+
     /// The catalog.
     ///
     /// ```
@@ -146,6 +165,7 @@ impl CatalogBuilder {
                 providers: self.providers,
                 timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
                 last: Mutex::default(),
+                embedder: self.embedder,
             }),
         }
     }

@@ -1,7 +1,7 @@
 //! [`Kit`]: a named bundle of skills, a root agent, sub-agents and metadata.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use skillkit_parser::{Diagnostic, Severity, kit as kit_rule};
 
@@ -119,8 +119,24 @@ impl Origin {
 ///     assert_eq!(skill.name, "k:a");
 /// }
 /// ```
-#[derive(Debug, Clone, Default)]
-pub struct Skills(Arc<Vec<Arc<Skill>>>);
+#[derive(Clone, Default)]
+pub struct Skills(Arc<List>);
+
+/// The list of a [`Skills`], and what was learnt of its order.
+#[derive(Clone, Default)]
+struct List {
+    skills: Vec<Arc<Skill>>,
+    /// The kit prefix every name carries when the names are sorted strictly
+    /// (`None` when they are not, or do not share one), found once per
+    /// list: the catalog asks on every query.
+    prefix: OnceLock<Option<Box<str>>>,
+}
+
+impl std::fmt::Debug for Skills {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Skills").field(&self.0.skills).finish()
+    }
+}
 
 impl Skills {
     /// The list, to edit: copied first if another clone holds it too.
@@ -131,7 +147,26 @@ impl Skills {
     /// assert_eq!(skills.len(), 1);
     /// ```
     pub fn make_mut(&mut self) -> &mut Vec<Arc<Skill>> {
-        Arc::make_mut(&mut self.0)
+        let list = Arc::make_mut(&mut self.0);
+        list.prefix = OnceLock::new();
+        &mut list.skills
+    }
+
+    /// Whether every name is `<kit>:<skill>` and the names are sorted
+    /// strictly, so no two are the same (as every provider of this crate
+    /// serves a kit). Checked once per list, not once per query.
+    pub(crate) fn sorted_under(&self, kit: &str) -> bool {
+        let prefix = self.0.prefix.get_or_init(|| {
+            let skills = &self.0.skills;
+            let first = skillkit_parser::name::split(&skills.first()?.name).0?;
+            let prefixed = |name: &str| {
+                name.strip_prefix(first)
+                    .is_some_and(|rest| rest.starts_with(skillkit_parser::name::SEPARATOR))
+            };
+            let sorted = skills.windows(2).all(|w| w[0].name < w[1].name);
+            (sorted && skills.iter().all(|s| prefixed(&s.name))).then(|| first.into())
+        });
+        self.0.skills.is_empty() || prefix.as_deref() == Some(kit)
     }
 
     /// Whether `a` and `b` share one list (one is a clone of the other, and
@@ -150,19 +185,22 @@ impl std::ops::Deref for Skills {
     type Target = [Arc<Skill>];
 
     fn deref(&self) -> &[Arc<Skill>] {
-        &self.0
+        &self.0.skills
     }
 }
 
 impl From<Vec<Arc<Skill>>> for Skills {
     fn from(skills: Vec<Arc<Skill>>) -> Self {
-        Skills(Arc::new(skills))
+        Skills(Arc::new(List {
+            skills,
+            prefix: OnceLock::new(),
+        }))
     }
 }
 
 impl FromIterator<Arc<Skill>> for Skills {
     fn from_iter<I: IntoIterator<Item = Arc<Skill>>>(iter: I) -> Self {
-        Skills(Arc::new(iter.into_iter().collect()))
+        Skills::from(iter.into_iter().collect::<Vec<_>>())
     }
 }
 
@@ -171,7 +209,7 @@ impl<'a> IntoIterator for &'a Skills {
     type IntoIter = std::slice::Iter<'a, Arc<Skill>>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.0.skills.iter()
     }
 }
 

@@ -66,6 +66,7 @@ pub mod providers;
     doc(cfg(any(feature = "github", feature = "llm", feature = "mcp-client")))
 )]
 pub mod retry;
+pub mod search;
 /// The script runner of `run_skill_script`, part of the agent runtime
 /// ([`agent::script`]), at the root for short paths.
 #[cfg(feature = "agent")]
@@ -98,6 +99,7 @@ pub use providers::{Local, Memory, WatchStatus};
     doc(cfg(any(feature = "github", feature = "llm", feature = "mcp-client")))
 )]
 pub use retry::RetryPolicy;
+pub use search::{Embedder, SearchHit};
 pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;

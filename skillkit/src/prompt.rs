@@ -20,18 +20,28 @@ use crate::skill::Skill;
 ///     </location>\n</skill>\n</available_skills>");
 /// ```
 pub fn available_skills<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> String {
-    let mut out = String::from("<available_skills>\n");
+    let mut out = String::from(OPEN);
     for skill in skills {
-        out.push_str("<skill>\n");
-        tag(&mut out, "name", &skill.name);
-        tag(&mut out, "description", &skill.description);
-        if let Some(location) = &skill.location {
-            tag(&mut out, "location", &location.display().to_string());
-        }
-        out.push_str("</skill>\n");
+        skill_entry(&mut out, skill);
     }
-    out.push_str("</available_skills>");
+    out.push_str(CLOSE);
     out
+}
+
+/// What opens an `<available_skills>` block.
+pub(crate) const OPEN: &str = "<available_skills>\n";
+/// What closes it.
+pub(crate) const CLOSE: &str = "</available_skills>";
+
+/// Appends `skill`'s `<skill>` element of an `<available_skills>` block.
+pub(crate) fn skill_entry(out: &mut String, skill: &Skill) {
+    out.push_str("<skill>\n");
+    tag(out, "name", &skill.name);
+    tag(out, "description", &skill.description);
+    if let Some(location) = &skill.location {
+        tag(out, "location", &location.display().to_string());
+    }
+    out.push_str("</skill>\n");
 }
 
 fn tag(out: &mut String, name: &str, text: &str) {

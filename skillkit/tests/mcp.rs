@@ -630,3 +630,63 @@ async fn prompts_are_for_people_and_tools_for_the_model() {
     let used = call(&client, "activate_skill", json!({"name": "ops:legacy"})).await;
     assert!(text(&used).contains("Invoices."));
 }
+
+#[tokio::test]
+async fn list_skills_searches_with_a_query_and_a_limit() {
+    let memory = Memory::new();
+    for n in 0..40 {
+        memory.put(Skill::new(
+            format!("gen:task-{n}"),
+            format!("Carries out generated task {n}."),
+        ));
+    }
+    memory.put_tool(
+        Skill::new("pdf:extract-tables", "Extract tables from PDF files."),
+        Echo,
+    );
+    let mut hidden = Skill::new("pdf:hidden", "Also PDF files.");
+    hidden
+        .extra_mut()
+        .insert("disable-model-invocation".into(), true.into());
+    memory.put(hidden);
+    let server = McpServer::new(Catalog::builder().provider(memory).build());
+    let client = connect(server, ()).await;
+
+    let tools = client.list_all_tools().await.unwrap();
+    let list = tools.iter().find(|t| t.name == "list_skills").unwrap();
+    assert_eq!(list.input_schema["properties"]["query"]["type"], "string");
+    assert_eq!(list.input_schema["properties"]["limit"]["type"], "integer");
+
+    let found = call(
+        &client,
+        "list_skills",
+        json!({"query": "pdf:extract-tables", "limit": 3}),
+    )
+    .await;
+    assert_eq!(found.is_error, Some(false), "{}", text(&found));
+    let hits: Value = serde_json::from_str(text(&found)).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 3, "{hits:?}");
+    assert_eq!(hits[0]["name"], "pdf:extract-tables");
+    assert_eq!(hits[0]["description"], "Extract tables from PDF files.");
+    assert_eq!(hits[0]["tool"], "pdf_extract-tables");
+    assert!(hits[0]["score"].as_f64().unwrap() > 0.0);
+    let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "best first: {scores:?}"
+    );
+    // Only people run `pdf:hidden`: never a hit.
+    assert!(hits.iter().all(|h| h["name"] != "pdf:hidden"), "{hits:?}");
+
+    // A limit alone bounds the whole list; no query lists every skill, as before.
+    let some: Value = serde_json::from_str(text(
+        &call(&client, "list_skills", json!({"limit": 5})).await,
+    ))
+    .unwrap();
+    assert_eq!(some.as_array().unwrap().len(), 5);
+    let all: Value =
+        serde_json::from_str(text(&call(&client, "list_skills", json!({})).await)).unwrap();
+    assert_eq!(all.as_array().unwrap().len(), 41);
+    assert!(all[0].get("score").is_none());
+}

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::agent::search_skills::SEARCH_SKILLS;
 use crate::llm::ToolDefinition;
 use crate::skill::Skill;
 
@@ -36,6 +37,9 @@ pub(crate) enum Hint {
     ListNames,
     /// A fixed text, such as "call list_skills for the names of the skills".
     Text(&'static str),
+    /// "did you mean …" with the closest names, then to call `search_skills`
+    /// (the skills are too many to list).
+    Suggest,
 }
 
 impl Activatable {
@@ -53,6 +57,11 @@ impl Activatable {
             people_only,
             hint,
         }
+    }
+
+    /// The skill of full name `name`, if it is one of these.
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Skill>> {
+        self.skills.get(name)
     }
 
     /// The skill `activate_skill {name, arguments}` names (an input that
@@ -96,10 +105,70 @@ impl Activatable {
                     )
                 }
                 Hint::Text(text) => format!("there is no skill `{name}`; {text}"),
+                Hint::Suggest => {
+                    let closest = closest(name, self.skills.keys().map(String::as_str));
+                    let search = format!(
+                        "call `{SEARCH_SKILLS}` with a few words about the task to find the \
+                         skill that fits"
+                    );
+                    match closest.as_slice() {
+                        [] => format!("there is no skill `{name}`; {search}"),
+                        names => format!(
+                            "there is no skill `{name}`; did you mean `{}`? If not, {search}",
+                            names.join("`, `")
+                        ),
+                    }
+                }
             });
         };
         Ok(skill)
     }
+}
+
+/// The names among `names` closest to `name` (at most three, closest
+/// first): those within a few edits of it, as a whole or by their bare
+/// part (`pdf` for `files:pdf`), ignoring case.
+fn closest<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let wanted: Vec<char> = name.to_lowercase().chars().collect();
+    let bare_wanted: Vec<char> = match name.rsplit_once(':') {
+        Some((_, bare)) => bare.to_lowercase().chars().collect(),
+        None => wanted.clone(),
+    };
+    let most = (wanted.len() / 3).max(2);
+    let mut found: Vec<(usize, &str)> = names
+        .filter_map(|candidate| {
+            let lower: Vec<char> = candidate.to_lowercase().chars().collect();
+            let bare_at = lower.iter().rposition(|&c| c == ':').map_or(0, |at| at + 1);
+            let distance =
+                edits(&wanted, &lower, most).min(edits(&bare_wanted, &lower[bare_at..], most));
+            (distance <= most).then_some((distance, candidate))
+        })
+        .collect();
+    found.sort_unstable();
+    found.truncate(3);
+    found.into_iter().map(|(_, name)| name).collect()
+}
+
+/// The edit distance (Levenshtein) of `a` and `b`; `most + 1` as soon as it
+/// is known to be larger than `most`.
+fn edits(a: &[char], b: &[char], most: usize) -> usize {
+    if a.len().abs_diff(b.len()) > most {
+        return most + 1;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        if current.iter().all(|&d| d > most) {
+            return most + 1;
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
 }
 
 /// The definition of `activate_skill`. With `names`, the model may name only
@@ -183,4 +252,30 @@ pub(crate) fn files_beside(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     walk(dir, dir, 0, &mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_names_are_found_whole_or_by_their_bare_part() {
+        let names = ["files:read", "files:write", "pdf:reader", "notes:todo"];
+        let iter = || names.iter().copied();
+        assert_eq!(closest("files:raed", iter())[0], "files:read");
+        // A bare name, or one under another kit, is matched by the bare part.
+        assert_eq!(closest("reader", iter())[0], "pdf:reader");
+        assert_eq!(closest("docs:todo", iter()), ["notes:todo"]);
+        assert_eq!(closest("FILES:READ", iter())[0], "files:read");
+        assert!(closest("something-else-entirely", iter()).is_empty());
+    }
+
+    #[test]
+    fn edits_counts_insertions_deletions_and_substitutions() {
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        assert_eq!(edits(&chars("kitten"), &chars("sitting"), 5), 3);
+        assert_eq!(edits(&chars(""), &chars("abc"), 5), 3);
+        // Past `most`, the answer is `most + 1`.
+        assert_eq!(edits(&chars("abcdef"), &chars("uvwxyz"), 2), 3);
+    }
 }

@@ -106,6 +106,7 @@ impl AgentRun {
             max_turns: max_turns(&self.runtime, definition),
             total: Usage::default(),
             tools: Default::default(),
+            prompts: Default::default(),
         };
         let history = Mutex::new(History {
             session_id: self.runtime.session_id.clone(),

@@ -12,13 +12,14 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::agent::activate;
 use crate::agent::run::AgentRun;
 use crate::agent::script::Scripts;
 use crate::agent::toolset::{Found, Target, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentPath, Approval, Decision, EventKind, InputKind, InputRequest, ToolRequest,
 };
+use crate::agent::{activate, search_skills};
+use crate::catalog::Catalog;
 use crate::llm::{ToolCall, ToolResult};
 use crate::skill::Skill;
 use crate::tool::{self, ToolContext, ToolExecution, ToolOutcome};
@@ -66,6 +67,8 @@ pub(crate) trait Host: Sync {
     ) -> impl Future<Output = Option<Result<String, String>>>;
     /// The scripts of this conversation, when `run_skill_script` is enabled.
     fn scripts(&self) -> Option<&Scripts>;
+    /// The catalog `search_skills` searches.
+    fn catalog(&self) -> &Catalog;
     /// Runs tool `name`, one of the host's own ([`Target::Own`]).
     fn run_own(&self, name: &str, input: &Value) -> impl Future<Output = Result<String, String>>;
 }
@@ -162,6 +165,14 @@ pub(crate) async fn run(
         }
         Target::Agent(definition) => return host.delegate(definition, &call.input).await,
         Target::Own => return host.run_own(found.full, &call.input).await,
+        Target::Search => {
+            let (query, limit) = search_skills::input(&call.input)?;
+            let hits = host
+                .catalog()
+                .search(query, search_skills::wanted(limit))
+                .await;
+            return Ok(search_skills::answer(&hits, &tools.activatable, limit));
+        }
         Target::Script => {
             let Some(scripts) = host.scripts() else {
                 return Err("scripts are not enabled here".to_owned());
@@ -349,6 +360,10 @@ impl Host for AgentRun {
 
     fn scripts(&self) -> Option<&Scripts> {
         self.runtime.scripts.as_ref()
+    }
+
+    fn catalog(&self) -> &Catalog {
+        &self.runtime.catalog
     }
 
     async fn run_own(&self, name: &str, _: &Value) -> Result<String, String> {

@@ -13,6 +13,11 @@
 //! * knowledge skills are listed in the system prompt's `<available_skills>`
 //!   block and reached through ONE `activate_skill {name, arguments}` tool,
 //!   which returns the body rendered by [`Skill::render`](crate::Skill::render);
+//!   the listing has a budget ([`AgentOptions::listing_budget`], by default
+//!   1% of the model's context window): past it, it holds the skills used,
+//!   [pinned](AgentOptions::pin_skills) and most relevant, says how many more
+//!   exist, and the model finds those with a `search_skills {query, limit}`
+//!   tool;
 //! * sub-agents (a kit's `agents/*.md`) are tools taking `{task}`; each runs
 //!   the same loop to its answer, bounded by `max_agent_depth`.
 //!
@@ -63,6 +68,7 @@ mod error;
 mod event;
 mod handle;
 mod history;
+mod listing;
 #[cfg(feature = "mcp-client")]
 mod mcp;
 mod names;
@@ -70,6 +76,7 @@ mod options;
 mod run;
 mod schema;
 pub mod script;
+mod search_skills;
 mod stream;
 mod toolset;
 mod trust;
@@ -87,10 +94,15 @@ pub use error::AgentError;
 pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
 pub use handle::{Agent, AgentController};
 pub use history::History;
+pub use listing::{
+    CHARS_PER_TOKEN, DEFAULT_LISTING_BUDGET, LISTING_SHARE_PERCENT, context_window,
+    default_listing_budget,
+};
 pub use options::{
     AgentOptions, DEFAULT_MAX_AGENT_DEPTH, DEFAULT_MAX_TURNS, DEFAULT_MODEL,
     DEFAULT_TOOL_CONCURRENCY, DEFAULT_TOOL_TIMEOUT,
 };
+pub use search_skills::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_SKILLS};
 pub use trust::{MAX_TRUSTED_BYTES, TrustPolicy, TrustStore, Trusted};
 
 // What the MCP server shares with the agent runtime: the one path that runs a
@@ -102,6 +114,8 @@ pub(crate) use activate::files_beside;
 pub(crate) use dispatch::Host;
 #[cfg(feature = "mcp")]
 pub(crate) use dispatch::run as run_tool;
+#[cfg(feature = "mcp")]
+pub(crate) use search_skills::wanted as search_wanted;
 #[cfg(feature = "mcp")]
 pub(crate) use toolset::{Cache as ToolCache, Scope as ToolScope, ToolSet};
 
@@ -153,6 +167,8 @@ pub fn start_agent(
         mcp: mcp::checked(&options.mcp)?,
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
+        listing_budget: options.listing_budget,
+        pinned: options.pinned.clone(),
         max_turns: options.max_turns,
         max_depth: options.max_depth_for(&definition),
         session_id: history.session_id.clone(),
@@ -174,6 +190,7 @@ pub fn start_agent(
         model,
         total: Default::default(),
         tools: Default::default(),
+        prompts: Default::default(),
     };
     let (messages, inbox) = mpsc::unbounded_channel();
     let span = tracing::info_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);

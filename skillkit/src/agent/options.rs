@@ -1,6 +1,7 @@
 //! [`AgentOptions`]: what an agent runs over (catalog, models), its limits and
 //! its approval policy.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::agent::script::ScriptOptions;
@@ -59,6 +60,8 @@ pub struct AgentOptions {
     pub(crate) scripts: Option<ScriptOptions>,
     #[cfg(feature = "mcp-client")]
     pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
+    pub(crate) listing_budget: Option<usize>,
+    pub(crate) pinned: Arc<[String]>,
 }
 
 impl AgentOptions {
@@ -86,6 +89,8 @@ impl AgentOptions {
             scripts: None,
             #[cfg(feature = "mcp-client")]
             mcp: Vec::new(),
+            listing_budget: None,
+            pinned: Arc::new([]),
         }
     }
 
@@ -245,6 +250,41 @@ impl AgentOptions {
             prefix: prefix.into(),
             session: server.into(),
         });
+        self
+    }
+
+    /// The budget of the `<available_skills>` listing in the system prompt,
+    /// in characters (by default [`default_listing_budget`] of the model:
+    /// 1% of its context window). While every skill the model may activate
+    /// fits, all are listed, as for a small catalog; past it, the listing
+    /// holds the skills used in the conversation, then the
+    /// [pinned](Self::pin_skills) ones, then those most relevant to the
+    /// latest user messages, then others while they fit, and says how many
+    /// more exist; the model finds those with `search_skills` and
+    /// `activate_skill` takes any name.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.listing_budget(16_000);
+    /// ```
+    ///
+    /// [`default_listing_budget`]: crate::agent::default_listing_budget
+    pub fn listing_budget(mut self, characters: usize) -> Self {
+        self.listing_budget = Some(characters);
+        self
+    }
+
+    /// Skills (full names) listed to the model right after those used in the
+    /// conversation whenever the listing is over its
+    /// [budget](Self::listing_budget), in this order. A name the model may not
+    /// activate (unknown, or only people may run it) is left out.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.pin_skills(["support:refunds", "support:escalate"]);
+    /// ```
+    pub fn pin_skills<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.pinned = names.into_iter().map(Into::into).collect();
         self
     }
 

@@ -11,13 +11,14 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::agent::listing::{Prompts, default_listing_budget};
 use crate::agent::script::Scripts;
 use crate::agent::toolset::{Cache, Scope, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentError, AgentEvent, AgentPath, ApprovalPolicy, Decision, EventKind,
     History, TrustPolicy,
 };
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Snapshot};
 use crate::llm::{
     Adapter, AssistantMessage, Message, ModelUri, Registry, Request, ToolCall, Usage,
 };
@@ -39,6 +40,10 @@ pub(crate) struct Runtime {
     pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
     pub(crate) tool_concurrency: usize,
     pub(crate) tool_timeout: Duration,
+    /// The listing budget set in the options, over each model's default.
+    pub(crate) listing_budget: Option<usize>,
+    /// The skills the application pins in the listing.
+    pub(crate) pinned: Arc<[String]>,
     /// `max_turns` set in the options, over each definition's.
     pub(crate) max_turns: Option<u32>,
     pub(crate) max_depth: u32,
@@ -111,6 +116,8 @@ pub(crate) struct AgentRun {
     pub(crate) total: Usage,
     /// The last turn's tools.
     pub(crate) tools: Cache,
+    /// The last turn's system prompt, when the listing is over its budget.
+    pub(crate) prompts: Prompts,
 }
 
 impl AgentRun {
@@ -138,8 +145,8 @@ impl AgentRun {
     }
 
     async fn turn(&mut self, history: &Mutex<History>, cancel: &CancellationToken) -> Step {
-        let tools = self.tools().await;
-        let request = self.request(history, &tools);
+        let (snapshot, tools) = self.tools().await;
+        let request = self.request(history, &snapshot, &tools);
         let message = match self.stream(request, &tools, cancel).await {
             Ok(message) => message,
             Err(outcome) => return Step::Done(outcome),
@@ -178,7 +185,7 @@ impl AgentRun {
     /// This turn's tools: rebuilt from a fresh catalog snapshot, unless the
     /// snapshot holds exactly the skills, tools and sub-agents of the last
     /// turn's.
-    async fn tools(&self) -> Arc<ToolSet> {
+    async fn tools(&self) -> (Snapshot, Arc<ToolSet>) {
         #[cfg(feature = "mcp-client")]
         let (snapshot, mcp) = futures::join!(
             self.runtime.catalog.snapshot(),
@@ -195,17 +202,43 @@ impl AgentRun {
             scripts: self.runtime.scripts.is_some(),
             #[cfg(feature = "mcp-client")]
             mcp: &mcp,
+            budget: self.listing_budget(),
         };
-        self.tools.get(&snapshot, &scope)
+        let tools = self.tools.get(&snapshot, &scope);
+        (snapshot, tools)
+    }
+
+    /// The listing budget of this agent: the options', else its model's
+    /// default.
+    fn listing_budget(&self) -> usize {
+        self.runtime.listing_budget.unwrap_or_else(|| {
+            let model = match self.model.parsed.model.as_str() {
+                "" => self.model.adapter.default_model().unwrap_or(""),
+                model => model,
+            };
+            default_listing_budget(model)
+        })
     }
 
     /// The request of this turn: the system prompt, the history with wire
     /// tool names, the tools.
-    fn request(&self, history: &Mutex<History>, tools: &ToolSet) -> Request {
+    fn request(
+        &self,
+        history: &Mutex<History>,
+        snapshot: &Snapshot,
+        tools: &Arc<ToolSet>,
+    ) -> Request {
         let history = history.lock().unwrap_or_else(PoisonError::into_inner);
         let mut messages = Vec::with_capacity(history.messages.len() + 1);
-        if !tools.system.is_empty() {
-            messages.push(Message::system(tools.system.clone()));
+        let catalog = &self.runtime.catalog;
+        let system = self.prompts.get(
+            tools,
+            &history.messages,
+            &self.runtime.pinned,
+            |query, limit| catalog.search_snapshot(snapshot, query, limit),
+        );
+        if !system.is_empty() {
+            messages.push(Message::system(system));
         }
         messages.extend(history.messages.iter().map(|message| {
             match message {

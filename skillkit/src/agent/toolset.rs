@@ -4,7 +4,10 @@
 //! (agents only), the tools of an agent's MCP servers (`<prefix>__<tool>`,
 //! feature `mcp-client`) and the host's own tools (the MCP server's); the wire-safe
 //! names of all of them; and an agent's system prompt with the
-//! `<available_skills>` block.
+//! `<available_skills>` block. When an agent's skills do not all fit in its
+//! listing budget, `activate_skill` takes any name, `search_skills` is
+//! offered, and the system prompt is made for each turn
+//! ([`listing`](super::listing)).
 //!
 //! A set is built once per change of the catalog: [`Cache`] keeps the last
 //! one and hands it out again while the snapshot holds the same skills and
@@ -17,10 +20,13 @@ use serde_json::Value;
 
 use crate::agent::TrustPolicy;
 use crate::agent::activate::{self, ACTIVATE_SKILL, Activatable, Hint};
+use crate::agent::listing::{self, Bounded};
 use crate::agent::names::WireNames;
 use crate::agent::script::RUN_SKILL_SCRIPT;
+use crate::agent::search_skills::{self, SEARCH_SKILLS};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Snapshot;
+use crate::kit::Skills;
 use crate::llm::ToolDefinition;
 use crate::skill::{Metadata, Skill};
 use crate::tool::Tool;
@@ -43,6 +49,9 @@ pub(crate) enum Scope<'a> {
         /// The tools of the agent's MCP servers this turn.
         #[cfg(feature = "mcp-client")]
         mcp: &'a [crate::agent::mcp::ServerTools],
+        /// The listing's budget, in characters: past it, the system prompt
+        /// lists some skills ([`Bounded`]) and `search_skills` is offered.
+        budget: usize,
     },
     /// A server's: every skill; `activate_skill` reaches any skill by its
     /// full name; `own` are tools the host runs itself (a skill named like
@@ -78,6 +87,8 @@ pub(crate) enum Target {
     /// A tool of an MCP server.
     #[cfg(feature = "mcp-client")]
     Mcp(crate::agent::mcp::McpTool),
+    /// `search_skills`: the skills `activate_skill` reaches, searched.
+    Search,
 }
 
 /// A tool call's tool, found in a [`ToolSet`].
@@ -114,8 +125,12 @@ pub(crate) struct ToolSet {
     /// The skills whose kit the trust policy does not trust (an agent's
     /// set only): their scripts and dynamic context are always asked.
     pub(crate) untrusted: HashSet<String>,
-    /// An agent's system prompt: the definition's, then the skills block.
+    /// An agent's system prompt: the definition's, then the skills block
+    /// (when they all fit in the listing's budget).
     pub(crate) system: String,
+    /// An agent's listing when the skills do not all fit in its budget: the
+    /// system prompt is then made for each turn from this.
+    pub(crate) listing: Option<Bounded>,
 }
 
 impl ToolSet {
@@ -194,12 +209,14 @@ impl ToolSet {
                 }
             }
         }
+        let mut listing = None;
         let (activatable, system) = match scope {
             Scope::Agent {
                 definition,
                 scripts,
                 #[cfg(feature = "mcp-client")]
                 mcp,
+                budget,
                 ..
             } => {
                 // A server's tools are allowed by their full name or the
@@ -219,20 +236,39 @@ impl ToolSet {
                     let full = format!("{AGENT_PREFIX}{}", agent.name);
                     add(full, Target::Agent(Arc::clone(agent)), agent_tool(agent));
                 }
+                let head = &definition.system_prompt;
+                let whole = listing::whole(head, &knowledge, *budget);
                 if !knowledge.is_empty() {
-                    let names = knowledge.iter().map(|s| s.name.as_ref()).collect();
-                    let def = activate::definition(Some(names));
+                    // All listed, the model may name only those; else any.
+                    let names = whole
+                        .as_ref()
+                        .map(|_| knowledge.iter().map(|s| s.name.as_ref()).collect());
+                    let def = activate::definition(names);
                     add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
+                    if whole.is_none() {
+                        add(
+                            SEARCH_SKILLS.to_owned(),
+                            Target::Search,
+                            search_skills::definition(),
+                        );
+                    }
                     if *scripts {
                         let def = crate::agent::script::tool::definition();
                         add(RUN_SKILL_SCRIPT.to_owned(), Target::Script, def);
                     }
                 }
-                let system = system_prompt(definition, &knowledge);
-                (
-                    Activatable::new(knowledge, people_only, Hint::ListNames),
-                    system,
-                )
+                let hint = match whole {
+                    Some(_) => Hint::ListNames,
+                    None => Hint::Suggest,
+                };
+                let system = match whole {
+                    Some(system) => system,
+                    None => {
+                        listing = Some(Bounded::new(head, knowledge.clone(), *budget));
+                        String::new()
+                    }
+                };
+                (Activatable::new(knowledge, people_only, hint), system)
             }
             Scope::Server { own, hint, scripts } => {
                 for def in *own {
@@ -268,6 +304,7 @@ impl ToolSet {
             grants,
             untrusted,
             system,
+            listing,
         }
     }
 
@@ -302,19 +339,22 @@ impl ToolSet {
     }
 }
 
-/// What a [`ToolSet`] was built from: the identity of every skill and
-/// sub-agent of a snapshot. Providers hand out the same `Arc`s while nothing
+/// What a [`ToolSet`] was built from: the identity of every kit's skills and
+/// sub-agents in a snapshot. Providers hand out the same `Arc`s while nothing
 /// changed (a changed file, a `put`, an import make new ones), so an equal key
 /// means the same tools, and the set is reused instead of rebuilt, without
 /// asking the providers for the tools again. A provider that changes which
 /// code runs a skill serves a new skill value with it (as
 /// [`Memory::put_tool`](crate::Memory::put_tool) does).
 ///
-/// The key holds the `Arc`s themselves (not their addresses), so a skill freed
-/// after a change can never be mistaken for a new one allocated at its place.
+/// A kit whose skill list is the very list of the last query
+/// ([`Skills::ptr_eq`]) is the same without looking at its skills, so an
+/// unchanged catalog costs one comparison per kit, not per skill. The key
+/// holds the lists and `Arc`s themselves (not their addresses), so a value
+/// freed after a change can never be mistaken for a new one allocated at its
+/// place.
 struct Key {
-    skills: Vec<Arc<Skill>>,
-    agents: Vec<Arc<AgentDefinition>>,
+    kits: Vec<(Skills, Vec<Arc<AgentDefinition>>)>,
     /// The tool list of each MCP server (a session lists anew, into a new
     /// `Arc`, only when the server's tools changed).
     #[cfg(feature = "mcp-client")]
@@ -326,8 +366,11 @@ impl Key {
         #[cfg(not(feature = "mcp-client"))]
         let _ = scope;
         Key {
-            skills: snapshot.skills().cloned().collect(),
-            agents: snapshot.agents().cloned().collect(),
+            kits: snapshot
+                .kits()
+                .iter()
+                .map(|kit| (kit.skills.clone(), kit.agents.clone()))
+                .collect(),
             #[cfg(feature = "mcp-client")]
             mcp: mcp_lists(scope).cloned().collect(),
         }
@@ -337,21 +380,29 @@ impl Key {
     /// sub-agents and MCP tools this key was taken from (compared in place:
     /// no allocation on the hot path).
     fn matches(&self, snapshot: &Snapshot, scope: &Scope<'_>) -> bool {
-        fn same<'a, T: 'a + ?Sized>(
-            held: &[Arc<T>],
-            mut now: impl Iterator<Item = &'a Arc<T>>,
-        ) -> bool {
-            held.iter()
-                .all(|a| now.next().is_some_and(|b| Arc::ptr_eq(a, b)))
-                && now.next().is_none()
+        fn same<T: ?Sized>(held: &[Arc<T>], now: &[Arc<T>]) -> bool {
+            held.len() == now.len() && held.iter().zip(now).all(|(a, b)| Arc::ptr_eq(a, b))
         }
         #[cfg(not(feature = "mcp-client"))]
         let _ = scope;
         #[cfg(feature = "mcp-client")]
-        if !same(&self.mcp, mcp_lists(scope)) {
-            return false;
+        {
+            let mut now = mcp_lists(scope);
+            let same_mcp = self
+                .mcp
+                .iter()
+                .all(|a| now.next().is_some_and(|b| Arc::ptr_eq(a, b)))
+                && now.next().is_none();
+            if !same_mcp {
+                return false;
+            }
         }
-        same(&self.skills, snapshot.skills()) && same(&self.agents, snapshot.agents())
+        let kits = snapshot.kits();
+        self.kits.len() == kits.len()
+            && self.kits.iter().zip(kits).all(|((skills, agents), kit)| {
+                (Skills::ptr_eq(skills, &kit.skills) || same(skills, &kit.skills))
+                    && same(agents, &kit.agents)
+            })
     }
 }
 
@@ -407,22 +458,4 @@ fn agent_tool(agent: &AgentDefinition) -> ToolDefinition {
             "required": ["task"]
         }),
     )
-}
-
-fn system_prompt(definition: &AgentDefinition, knowledge: &[Arc<Skill>]) -> String {
-    let mut system = definition.system_prompt.trim_end().to_owned();
-    if !knowledge.is_empty() {
-        if !system.is_empty() {
-            system.push_str("\n\n");
-        }
-        system.push_str(
-            "The following skills provide specialized instructions for specific tasks. When a \
-             task matches a skill's description, call the `activate_skill` tool with the \
-             skill's name to load its full instructions before you act.\n\n",
-        );
-        system.push_str(&crate::prompt::available_skills(
-            knowledge.iter().map(|s| &**s),
-        ));
-    }
-    system
 }

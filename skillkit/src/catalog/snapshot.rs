@@ -92,14 +92,11 @@ impl Snapshot {
         if kits.windows(2).any(|w| w[0] == w[1]) {
             return false;
         }
-        self.kits.iter().all(|kit| {
-            let prefixed = |name: &str| {
-                name.strip_prefix(kit.name.as_ref())
-                    .is_some_and(|rest| rest.starts_with(skillkit_parser::name::SEPARATOR))
-            };
-            kit.skills.iter().all(|s| prefixed(&s.name))
-                && kit.skills.windows(2).all(|w| w[0].name < w[1].name)
-        })
+        // Learnt once per skill list, so an unchanged catalog costs one
+        // look per kit here.
+        self.kits
+            .iter()
+            .all(|kit| kit.skills.sorted_under(&kit.name))
     }
 
     /// Every kit, in provider order (shadowed duplicate skills removed).

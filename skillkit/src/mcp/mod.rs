@@ -379,8 +379,16 @@ impl ServerHandler for McpServer {
             .get(&snapshot, &tools::scope(self.scripts.is_some()));
         let id = context.id.to_string();
         let scripts = self.scripts.as_deref();
-        let result =
-            tools::call(&tools, &snapshot, request, id, self.tool_timeout, scripts).await?;
+        let result = tools::call(
+            &self.catalog,
+            &tools,
+            &snapshot,
+            request,
+            id,
+            self.tool_timeout,
+            scripts,
+        )
+        .await?;
         Ok(result.into())
     }
 

@@ -16,10 +16,10 @@ use serde_json::{Value, json};
 
 use crate::agent::script::Scripts;
 use crate::agent::{
-    ACTIVATE_SKILL, AgentDefinition, AgentPath, Approval, Decision, Host, InputKind, ToolRequest,
-    ToolScope, ToolSet, run_tool,
+    ACTIVATE_SKILL, AgentDefinition, AgentPath, Approval, DEFAULT_SEARCH_LIMIT, Decision, Host,
+    InputKind, MAX_SEARCH_LIMIT, ToolRequest, ToolScope, ToolSet, run_tool, search_wanted,
 };
-use crate::catalog::Snapshot;
+use crate::catalog::{Catalog, Snapshot};
 use crate::llm::{ToolCall, ToolDefinition};
 use crate::skill::Skill;
 
@@ -67,6 +67,7 @@ pub(super) fn definitions(tools: &ToolSet) -> Vec<Tool> {
 /// The result of `request` (JSON-RPC request `id`): `Err` only for a tool
 /// this server does not have (a protocol error, as MCP asks).
 pub(super) async fn call(
+    catalog: &Catalog,
     tools: &ToolSet,
     snapshot: &Snapshot,
     request: CallToolRequestParams,
@@ -86,6 +87,7 @@ pub(super) async fn call(
     let input = Value::Object(request.arguments.unwrap_or_default());
     let call = ToolCall::new(id, request.name.to_string(), input);
     let host = Server {
+        catalog,
         snapshot,
         tools,
         timeout,
@@ -102,6 +104,7 @@ pub(super) async fn call(
 /// asks its user), nothing can be asked back, and the server's own tools
 /// read the snapshot.
 struct Server<'a> {
+    catalog: &'a Catalog,
     snapshot: &'a Snapshot,
     tools: &'a ToolSet,
     timeout: Duration,
@@ -166,9 +169,13 @@ impl Host for Server<'_> {
         self.scripts
     }
 
+    fn catalog(&self) -> &Catalog {
+        self.catalog
+    }
+
     async fn run_own(&self, name: &str, input: &Value) -> Result<String, String> {
         match name {
-            LIST_SKILLS => Ok(list_skills(self.snapshot, self.tools)),
+            LIST_SKILLS => Ok(list_skills(self.catalog, self.snapshot, self.tools, input)),
             _ => read_file(self.snapshot, input),
         }
     }
@@ -176,18 +183,44 @@ impl Host for Server<'_> {
 
 /// Every skill's name and description (and tool name, when executable), as
 /// a JSON array; not those only people run (`disable-model-invocation`).
-fn list_skills(snapshot: &Snapshot, tools: &ToolSet) -> String {
-    let skills: Vec<Value> = snapshot
-        .skills()
-        .filter(|skill| skill.model_invocable())
-        .map(|skill| {
-            let mut item = json!({"name": skill.name, "description": skill.description});
-            if let Some(wire) = tools.executable_wire(&skill.name) {
-                item["tool"] = json!(wire);
-            }
-            item
-        })
-        .collect();
+/// With a `query`, the skills the catalog's search finds, best first, each
+/// with its `score`; at most `limit` when the input gives one.
+fn list_skills(catalog: &Catalog, snapshot: &Snapshot, tools: &ToolSet, input: &Value) -> String {
+    let limit = input
+        .get("limit")
+        .and_then(Value::as_u64)
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let item = |skill: &Skill| {
+        let mut item = json!({"name": skill.name, "description": skill.description});
+        if let Some(wire) = tools.executable_wire(&skill.name) {
+            item["tool"] = json!(wire);
+        }
+        item
+    };
+    let skills: Vec<Value> = match input.get("query").and_then(Value::as_str) {
+        Some(query) if !query.trim().is_empty() => {
+            let wanted = limit
+                .unwrap_or(DEFAULT_SEARCH_LIMIT)
+                .clamp(1, MAX_SEARCH_LIMIT);
+            catalog
+                .search_snapshot(snapshot, query, search_wanted(wanted))
+                .into_iter()
+                .filter(|hit| hit.skill.model_invocable())
+                .take(wanted)
+                .map(|hit| {
+                    let mut found = item(&hit.skill);
+                    found["score"] = json!(hit.score);
+                    found
+                })
+                .collect()
+        }
+        _ => snapshot
+            .skills()
+            .filter(|skill| skill.model_invocable())
+            .take(limit.unwrap_or(usize::MAX))
+            .map(|skill| item(skill))
+            .collect(),
+    };
     Value::Array(skills).to_string()
 }
 
@@ -223,10 +256,17 @@ fn list_skills_tool() -> ToolDefinition {
         LIST_SKILLS,
         format!(
             "List every skill of this server: its full name and description (and its tool's \
-             name when it is executable). Activate one with {ACTIVATE_SKILL} when a task matches \
-             its description."
+             name when it is executable). With a `query` (a few words about the task, or a \
+             skill's name), only the skills that match, best first, each with its `score`. \
+             Activate one with {ACTIVATE_SKILL} when a task matches its description."
         ),
-        json!({"type": "object", "properties": {}}),
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What the task needs, in a few words; without it, every skill."},
+                "limit": {"type": "integer", "description": "The most skills to return (with a query, at most 50; 10 unless given)."}
+            }
+        }),
     )
 }
 
