@@ -44,7 +44,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// ```
 #[derive(Clone)]
 pub struct Catalog {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -56,10 +56,12 @@ impl std::fmt::Debug for Catalog {
     }
 }
 
-struct Inner {
+pub(crate) struct Inner {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Duration,
     last: Mutex<Last>,
+    /// The search index (`crate::search`), shared by the clones.
+    pub(crate) search: crate::search::Search,
 }
 
 /// What the last query found, kept for [`Catalog::diagnostics`] and
@@ -83,6 +85,7 @@ struct Last {
 pub struct CatalogBuilder {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Option<Duration>,
+    pub(crate) embedder: Option<Arc<dyn crate::search::Embedder>>,
 }
 
 impl CatalogBuilder {
@@ -146,6 +149,7 @@ impl CatalogBuilder {
                 providers: self.providers,
                 timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
                 last: Mutex::default(),
+                search: crate::search::Search::new(self.embedder),
             }),
         }
     }

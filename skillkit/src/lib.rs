@@ -63,6 +63,7 @@ pub mod providers;
 #[cfg(any(feature = "github", feature = "llm"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub mod retry;
+pub mod search;
 /// The script runner of `run_skill_script`, part of the agent runtime
 /// ([`agent::script`]), at the root for short paths.
 #[cfg(feature = "agent")]
@@ -87,6 +88,7 @@ pub use providers::{Local, Memory};
 #[cfg(any(feature = "github", feature = "llm"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "github", feature = "llm"))))]
 pub use retry::RetryPolicy;
+pub use search::{Embedder, SearchHit, SearchStats};
 pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;
