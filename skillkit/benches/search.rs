@@ -96,7 +96,7 @@ fn local(dir: &Path) -> Catalog {
 
 fn wait_for_bodies(catalog: &Catalog) {
     while catalog.search_stats().bodies_pending > 0 {
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 

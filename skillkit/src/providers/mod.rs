@@ -13,6 +13,7 @@ pub mod sql;
 
 #[cfg(feature = "github")]
 pub use github::GitHub;
+pub(crate) use local::read_pool;
 pub use local::{DISCOVERED_KIT, Local};
 pub use memory::Memory;
 #[cfg(feature = "sql")]

@@ -17,7 +17,7 @@ use crate::skill::Skill;
 pub(crate) const INLINE_BODIES: usize = 64;
 
 /// Bodies read per lock taken by the background build.
-const CHUNK: usize = 256;
+const CHUNK: usize = 1024;
 
 /// Dead slots at least this many (and more than the live ones) compact the
 /// index.
@@ -207,10 +207,21 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
     let shared = Arc::clone(shared);
     let work = move || {
         for chunk in bodies.chunks(CHUNK) {
-            let read: Vec<_> = chunk
-                .iter()
-                .map(|(slot, skill)| (*slot, skill, read(skill)))
-                .collect();
+            let read_all = || {
+                use rayon::prelude::*;
+                chunk
+                    .par_iter()
+                    .map(|(slot, skill)| (*slot, skill, read(skill)))
+                    .collect::<Vec<_>>()
+            };
+            // On the file-reading pool of `Local` (all cores), else here.
+            let read = match crate::providers::read_pool() {
+                Some(pool) => pool.install(read_all),
+                None => chunk
+                    .iter()
+                    .map(|(slot, skill)| (*slot, skill, read(skill)))
+                    .collect(),
+            };
             let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
             for (slot, skill, terms) in read {
                 if let Some(terms) = terms
@@ -220,6 +231,9 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
                 }
             }
             state.pending -= chunk.len();
+            if state.pending == 0 {
+                state.index.shrink();
+            }
         }
     };
     let spawned = std::thread::Builder::new()

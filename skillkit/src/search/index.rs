@@ -8,7 +8,6 @@
 //! and the old one is marked dead (its postings are skipped), and the index
 //! is compacted when dead slots outnumber live ones.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::text;
@@ -50,7 +49,7 @@ struct Term {
 
 /// The terms of one skill's body with their counts, read outside the lock.
 pub(crate) struct BodyTerms {
-    pub(crate) terms: Vec<(String, u8)>,
+    pub(crate) terms: Vec<(Box<str>, u8)>,
     pub(crate) len: u32,
 }
 
@@ -65,7 +64,7 @@ struct QueryTerm {
 pub(crate) struct Index {
     pub(crate) slots: Vec<Slot>,
     live: usize,
-    dictionary: HashMap<Box<str>, u32>,
+    dictionary: text::TermMap<u32>,
     terms: Vec<Term>,
     /// Term ids by length in characters (for typo candidates).
     by_len: Vec<Vec<u32>>,
@@ -209,6 +208,16 @@ impl Index {
         self.slots[slot as usize].body_len = body.len;
         self.sum_body += u64::from(body.len);
         self.bodies_indexed += 1;
+    }
+
+    /// Gives back the spare capacity of the posting lists (after a build).
+    pub(crate) fn shrink(&mut self) {
+        for term in &mut self.terms {
+            term.head.shrink_to_fit();
+            term.body.shrink_to_fit();
+        }
+        self.terms.shrink_to_fit();
+        self.slots.shrink_to_fit();
     }
 
     /// Drops dead slots and renumbers the live ones; `remap[old]` is the new
@@ -395,14 +404,14 @@ impl Index {
 
 /// Counts the terms of a body (read outside the index's lock).
 pub(crate) fn body_terms(text: &str) -> BodyTerms {
-    let mut counts: HashMap<String, u8> = HashMap::new();
+    let mut counts: text::TermMap<u8> = text::TermMap::default();
     let mut len = 0u32;
     text::terms(text, |t| {
         len += 1;
         match counts.get_mut(t) {
             Some(c) => *c = c.saturating_add(1),
             None => {
-                counts.insert(t.to_owned(), 1);
+                counts.insert(t.into(), 1);
             }
         }
     });

@@ -227,12 +227,18 @@ impl Catalog {
         }
         let index = &state.index;
         let skill = |slot: u32| index.slots[slot as usize].skill.as_ref();
-        scored.sort_unstable_by(|a, b| {
+        let order = |a: &(u32, f32), b: &(u32, f32)| {
             b.1.total_cmp(&a.1).then_with(|| {
                 let name = |s| skill(s).map(|s: &Arc<Skill>| s.name.as_ref());
                 name(a.0).cmp(&name(b.0))
             })
-        });
+        };
+        // The best `limit` first, then only those sorted.
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, order);
+            scored.truncate(limit);
+        }
+        scored.sort_unstable_by(order);
         scored
             .into_iter()
             .filter_map(|(slot, score)| {

@@ -22,23 +22,78 @@ const STOP_WORDS: &[&str] = &[
 pub(crate) fn terms(text: &str, mut each: impl FnMut(&str)) {
     let mut word = String::new();
     for piece in text.split(|c: char| !c.is_alphanumeric()) {
-        if piece.is_empty() || piece.len() > MAX_TERM * 4 {
+        if piece.len() < 2 || piece.len() > MAX_TERM * 4 {
             continue;
         }
         word.clear();
-        word.extend(piece.chars().flat_map(char::to_lowercase));
-        if word.chars().count() < 2 || word.len() > MAX_TERM * 4 {
-            continue;
+        if piece.is_ascii() {
+            word.push_str(piece);
+            word.make_ascii_lowercase();
+        } else {
+            word.extend(piece.chars().flat_map(char::to_lowercase));
+            if word.chars().count() < 2 {
+                continue;
+            }
         }
-        if STOP_WORDS.binary_search(&word.as_str()).is_ok() {
+        if is_stop_word(&word) {
             continue;
         }
         let stem = stem(&word);
-        if stem.chars().count() <= MAX_TERM {
+        if stem.len() <= MAX_TERM || stem.chars().count() <= MAX_TERM {
             each(stem);
         }
     }
 }
+
+/// Whether `word` (lowercase) is one of [`STOP_WORDS`]: most words are
+/// told apart by their length and first letter, without a comparison.
+fn is_stop_word(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    if bytes.len() > 6 || !STOP_FIRST.contains(&bytes[0]) {
+        return false;
+    }
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// The first letters of the stop words.
+const STOP_FIRST: &[u8] = b"abcdefghimnorstuwy";
+
+/// A fast hasher for short terms (FxHash's multiply-rotate): the index hashes
+/// every word it reads, and its keys are not chosen by an attacker who
+/// gains anything from collisions beyond a slower index.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct TermHasher(u64);
+
+impl std::hash::Hasher for TermHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0xf135_7aea_2e62_a9c5;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            self.0 = (self.0 ^ u64::from_le_bytes(b))
+                .wrapping_mul(K)
+                .rotate_left(26);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(K).rotate_left(26);
+        }
+    }
+
+    fn write_u8(&mut self, b: u8) {
+        self.0 = (self.0 ^ u64::from(b))
+            .wrapping_mul(0xf135_7aea_2e62_a9c5)
+            .rotate_left(26);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A `HashMap` keyed by terms, with [`TermHasher`].
+pub(crate) type TermMap<V> =
+    std::collections::HashMap<Box<str>, V, std::hash::BuildHasherDefault<TermHasher>>;
 
 /// The terms of `text`, collected.
 pub(crate) fn term_list(text: &str) -> Vec<String> {
@@ -166,6 +221,12 @@ mod tests {
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            STOP_WORDS
+                .iter()
+                .all(|w| w.len() <= 6 && STOP_FIRST.contains(&w.as_bytes()[0]))
+        );
+        assert!(STOP_WORDS.iter().all(|w| is_stop_word(w)));
     }
 
     #[test]

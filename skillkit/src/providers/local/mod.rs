@@ -21,6 +21,9 @@ mod cache;
 mod file;
 mod read;
 
+/// The file-reading pool, shared with the search index's body build.
+pub(crate) use read::pool as read_pool;
+
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
