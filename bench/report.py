@@ -29,6 +29,7 @@ RESULTS = TARGET / "bench-report.json"
 SIZES = [100, 1000, 10000, 100000]
 PEER_SIZES = {1000: 3, 10000: 1}
 PYTHON = sys.executable
+HAND_WRITTEN = "<!-- Written by hand from here on; bench/report.py keeps it. -->"
 
 
 def sh(*args, **kw):
@@ -200,7 +201,13 @@ def write(rows):
                 "| bench | median |", "|---|---:|"] + [f"| {n} | {fmt(t)} |" for n, t in corpus] + [""]
     except FileNotFoundError:
         pass
-    (ROOT / "bench" / "README.md").write_text("\n".join(out))
+    page = ROOT / "bench" / "README.md"
+    # Sections written by hand (search relevance and the search index) follow
+    # HAND_WRITTEN and are kept as they are.
+    kept = page.read_text().split(HAND_WRITTEN, 1) if page.exists() else []
+    if len(kept) == 2:
+        out += [HAND_WRITTEN + kept[1].rstrip("\n"), ""]
+    page.write_text("\n".join(out))
 
 
 def main():
