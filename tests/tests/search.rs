@@ -77,7 +77,17 @@ async fn plurals_and_word_endings_match() {
             "",
         ),
         ("office:slides", "Build a presentation deck.", ""),
+        (
+            "data:lookup",
+            "Run one query against the library catalog.",
+            "",
+        ),
     ]);
+    // Beyond any typo budget (`queries` is 3 edits from `query`): stemming.
+    assert_eq!(
+        names(&catalog.search("queries for libraries", 5).await),
+        ["data:lookup"]
+    );
     assert_eq!(
         names(&catalog.search("spreadsheets formulas", 5).await),
         ["office:spreadsheet"]
