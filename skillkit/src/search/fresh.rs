@@ -23,6 +23,10 @@ const CHUNK: usize = 1024;
 /// index.
 const COMPACT_AFTER: usize = 1024;
 
+/// The slot of a skill the index had no room for ([`index::MAX_SLOTS`]):
+/// kept in a kit's list so slots stay in step with skills, never found.
+const NONE: u32 = u32::MAX;
+
 /// A kit as the index last saw it: its list and the slot of each skill.
 struct KitState {
     skills: Skills,
@@ -68,11 +72,12 @@ impl State {
                 None => {
                     let mut slots = Vec::with_capacity(kit.skills.len());
                     for skill in &kit.skills {
-                        if let Some(slot) = self.index.add(Arc::clone(skill)) {
+                        let slot = self.index.add(Arc::clone(skill));
+                        if let Some(slot) = slot {
                             bodies.push((slot, Arc::clone(skill)));
-                            slots.push(slot);
                             self.reindexed += 1;
                         }
+                        slots.push(slot.unwrap_or(NONE));
                     }
                     self.kits[provider].insert(
                         kit.name.as_ref().into(),
@@ -98,11 +103,13 @@ impl State {
             let remap = index.compact();
             for kits in &mut self.kits {
                 for state in kits.values_mut() {
-                    state.slots.iter_mut().for_each(|s| *s = remap[*s as usize]);
+                    for s in &mut state.slots {
+                        *s = remap.get(*s as usize).copied().unwrap_or(NONE);
+                    }
                 }
             }
             for (slot, _) in &mut bodies {
-                *slot = remap[*slot as usize];
+                *slot = remap.get(*slot as usize).copied().unwrap_or(NONE);
             }
         }
         bodies
@@ -117,11 +124,12 @@ fn diff(index: &mut Index, state: &KitState, kit: &Kit, bodies: &mut Bodies) -> 
     let mut slots = Vec::with_capacity(kit.skills.len());
     let mut added = 0;
     let mut add = |index: &mut Index, skill: &Arc<Skill>, slots: &mut Vec<u32>| {
-        if let Some(slot) = index.add(Arc::clone(skill)) {
+        let slot = index.add(Arc::clone(skill));
+        if let Some(slot) = slot {
             bodies.push((slot, Arc::clone(skill)));
-            slots.push(slot);
             added += 1;
         }
+        slots.push(slot.unwrap_or(NONE));
     };
     let sorted = |s: &[Arc<Skill>]| s.windows(2).all(|w| w[0].name < w[1].name);
     if sorted(old) && sorted(&kit.skills) {

@@ -117,6 +117,11 @@ impl Index {
     /// when the index is full.
     pub(crate) fn add(&mut self, skill: Arc<Skill>) -> Option<u32> {
         if self.slots.len() >= MAX_SLOTS {
+            if self.slots.len() == MAX_SLOTS && self.live == MAX_SLOTS {
+                tracing::warn!(
+                    "search index: {MAX_SLOTS} skills indexed, the most it holds; more are not searchable"
+                );
+            }
             return None;
         }
         let slot = self.slots.len() as u32;
@@ -172,6 +177,7 @@ impl Index {
 
     /// Marks `slot` dead: its postings are skipped from now on.
     pub(crate) fn remove(&mut self, slot: u32) {
+        // `get_mut` also skips the slot of a skill that had no room.
         let Some(s) = self.slots.get_mut(slot as usize) else {
             return;
         };
