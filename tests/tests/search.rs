@@ -400,3 +400,38 @@ async fn an_embedder_combines_with_the_lexical_score() {
         "shop:cash-register"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_stays_right_when_the_index_drops_its_dead_entries() {
+    let memory = Memory::new();
+    let put_all = |word: &str, count: usize| {
+        for i in 0..count {
+            memory.put(Skill::new(
+                format!("k:s{i:04}"),
+                format!("{word} number {i}."),
+            ));
+        }
+    };
+    put_all("Alpha", 1500);
+    let catalog = Catalog::builder().provider(memory.clone()).build();
+    assert_eq!(catalog.search("alpha", 2000).await.len(), 1500);
+    bodies_indexed(&catalog).await;
+    let before = catalog.search_stats().index_bytes;
+    // Every skill changes, then most leave: dead entries outnumber live
+    // ones, and the index renumbers what stays.
+    put_all("Beta", 1500);
+    for i in 500..1500 {
+        memory.delete(&format!("k:s{i:04}"));
+    }
+    assert_eq!(catalog.search("beta", 2000).await.len(), 500);
+    bodies_indexed(&catalog).await;
+    assert!(catalog.search("alpha", 2000).await.is_empty());
+    // Smaller than with the 1,500 first versions alone: the dead ones left.
+    assert!(catalog.search_stats().index_bytes < before, "compacted");
+    assert_eq!(names(&catalog.search("k:s0123", 1).await), ["k:s0123"]);
+    memory.put(Skill::new("k:s0007", "Gamma rays."));
+    assert_eq!(names(&catalog.search("gamma", 5).await), ["k:s0007"]);
+    assert_eq!(catalog.search("beta", 2000).await.len(), 499);
+    let stats = catalog.search_stats();
+    assert_eq!((stats.skills, stats.reindexed), (500, 1500 + 500 + 1));
+}
