@@ -32,12 +32,20 @@ const B_NAME: f32 = 0.3;
 pub(crate) struct Slot {
     /// The skill; `None` once it left the catalog or changed.
     pub(crate) skill: Option<Arc<Skill>>,
-    name_len: u8,
-    desc_len: u16,
-    /// Body terms indexed (0 until the body is).
-    body_len: u32,
     /// The embedding of name + description, once computed.
     pub(crate) embedding: Option<Box<[f32]>>,
+}
+
+/// A slot's field lengths in terms, and whether it is live: what scoring
+/// reads for every posting, kept apart from [`Slot`] in 8 bytes so a query
+/// walks a dense array.
+#[derive(Clone, Copy, Default)]
+struct Lens {
+    live: bool,
+    name: u8,
+    desc: u16,
+    /// Body terms indexed (0 until the body is).
+    body: u32,
 }
 
 #[derive(Default)]
@@ -63,6 +71,8 @@ struct QueryTerm {
 #[derive(Default)]
 pub(crate) struct Index {
     pub(crate) slots: Vec<Slot>,
+    /// In step with `slots`.
+    lens: Vec<Lens>,
     live: usize,
     dictionary: text::TermMap<u32>,
     terms: Vec<Term>,
@@ -166,10 +176,13 @@ impl Index {
         self.sum_desc += u64::from(desc_len);
         self.slots.push(Slot {
             skill: Some(skill),
-            name_len,
-            desc_len,
-            body_len: 0,
             embedding: None,
+        });
+        self.lens.push(Lens {
+            live: true,
+            name: name_len,
+            desc: desc_len,
+            body: 0,
         });
         self.live += 1;
         Some(slot)
@@ -182,11 +195,13 @@ impl Index {
             return;
         };
         if s.skill.take().is_some() {
+            let lens = &mut self.lens[slot as usize];
+            lens.live = false;
             self.live -= 1;
-            self.sum_name -= u64::from(s.name_len);
-            self.sum_desc -= u64::from(s.desc_len);
-            self.sum_body -= u64::from(s.body_len);
-            if s.body_len > 0 {
+            self.sum_name -= u64::from(lens.name);
+            self.sum_desc -= u64::from(lens.desc);
+            self.sum_body -= u64::from(lens.body);
+            if lens.body > 0 {
                 self.bodies_indexed -= 1;
             }
             s.embedding = None;
@@ -204,14 +219,14 @@ impl Index {
 
     /// Adds the body terms of `slot`.
     pub(crate) fn add_body(&mut self, slot: u32, body: BodyTerms) {
-        if body.len == 0 || self.slots[slot as usize].body_len > 0 {
+        if body.len == 0 || self.lens[slot as usize].body > 0 {
             return;
         }
         for (term, tf) in &body.terms {
             let id = self.term_id(term) as usize;
             self.terms[id].body.push(slot << 8 | u32::from(*tf));
         }
-        self.slots[slot as usize].body_len = body.len;
+        self.lens[slot as usize].body = body.len;
         self.sum_body += u64::from(body.len);
         self.bodies_indexed += 1;
     }
@@ -224,6 +239,7 @@ impl Index {
         }
         self.terms.shrink_to_fit();
         self.slots.shrink_to_fit();
+        self.lens.shrink_to_fit();
     }
 
     /// Drops dead slots and renumbers the live ones; `remap[old]` is the new
@@ -239,6 +255,7 @@ impl Index {
             }
         }
         self.slots.retain(|s| s.skill.is_some());
+        self.lens.retain(|l| l.live);
         let fix = |list: &mut Vec<u32>| {
             list.retain_mut(|p| {
                 let new = remap[(*p >> 8) as usize];
@@ -305,7 +322,7 @@ impl Index {
         t.head
             .iter()
             .chain(&t.body)
-            .any(|p| self.slots[(p >> 8) as usize].skill.is_some())
+            .any(|p| self.lens[(p >> 8) as usize].live)
     }
 
     /// BM25F scores of the live slots matching `query`, unsorted.
@@ -320,13 +337,13 @@ impl Index {
         let avg_desc = avg(self.sum_desc, self.live);
         let avg_body = avg(self.sum_body, self.bodies_indexed);
         let Index {
-            slots,
+            lens,
             terms,
             scratch,
             ..
         } = self;
-        scratch.tf.resize(slots.len(), 0.0);
-        scratch.score.resize(slots.len(), 0.0);
+        scratch.tf.resize(lens.len(), 0.0);
+        scratch.score.resize(lens.len(), 0.0);
         for query_term in &query_terms {
             for &(id, weight) in &query_term.ids {
                 let term = &terms[id as usize];
@@ -334,17 +351,16 @@ impl Index {
                 let idf = (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln() * weight;
                 for &p in &term.head {
                     let s = (p >> 8) as usize;
-                    let slot = &slots[s];
-                    if slot.skill.is_none() {
+                    let slot = lens[s];
+                    if !slot.live {
                         continue;
                     }
                     let tf = p & 0xff;
                     let (name, kit, desc) = (tf & 7, (tf >> 3) & 1, tf >> 4);
                     let norm = |len: f32, avg: f32, b: f32| 1.0 - b + b * len / avg;
-                    let value = W_NAME * name as f32
-                        / norm(f32::from(slot.name_len), avg_name, B_NAME)
+                    let value = W_NAME * name as f32 / norm(f32::from(slot.name), avg_name, B_NAME)
                         + W_KIT * kit as f32
-                        + W_DESC * desc as f32 / norm(f32::from(slot.desc_len), avg_desc, B_DESC);
+                        + W_DESC * desc as f32 / norm(f32::from(slot.desc), avg_desc, B_DESC);
                     if scratch.tf[s] == 0.0 {
                         scratch.term_touched.push(s as u32);
                     }
@@ -352,13 +368,12 @@ impl Index {
                 }
                 for &p in &term.body {
                     let s = (p >> 8) as usize;
-                    let slot = &slots[s];
-                    if slot.skill.is_none() || slot.body_len == 0 {
+                    let slot = lens[s];
+                    if !slot.live || slot.body == 0 {
                         continue;
                     }
                     let tf = (p & 0xff) as f32;
-                    let value =
-                        W_BODY * tf / (1.0 - B_BODY + B_BODY * slot.body_len as f32 / avg_body);
+                    let value = W_BODY * tf / (1.0 - B_BODY + B_BODY * slot.body as f32 / avg_body);
                     if scratch.tf[s] == 0.0 {
                         scratch.term_touched.push(s as u32);
                     }
@@ -405,6 +420,7 @@ impl Index {
             + dictionary
             + self.by_len.iter().map(|l| l.capacity() * 4).sum::<usize>()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.lens.capacity() * std::mem::size_of::<Lens>()
     }
 }
 
