@@ -44,7 +44,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// ```
 #[derive(Clone)]
 pub struct Catalog {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -56,12 +56,12 @@ impl std::fmt::Debug for Catalog {
     }
 }
 
-struct Inner {
+pub(crate) struct Inner {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Duration,
     last: Mutex<Last>,
-    #[allow(dead_code)]
-    embedder: Option<Arc<dyn crate::search::Embedder>>,
+    /// The search index (`crate::search`), shared by the clones.
+    pub(crate) search: crate::search::Search,
 }
 
 /// What the last query found, kept for [`Catalog::diagnostics`] and
@@ -85,7 +85,7 @@ struct Last {
 pub struct CatalogBuilder {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Option<Duration>,
-    embedder: Option<Arc<dyn crate::search::Embedder>>,
+    pub(crate) embedder: Option<Arc<dyn crate::search::Embedder>>,
 }
 
 impl CatalogBuilder {
@@ -137,22 +137,6 @@ impl CatalogBuilder {
         self
     }
 
-    /// The model that ranks searches semantically (stand-in: stored, unused).
-    ///
-    /// ```
-    /// struct Zero;
-    /// impl skillkit::Embedder for Zero {
-    ///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error + Send + Sync>> {
-    ///         Ok(texts.iter().map(|_| vec![0.0]).collect())
-    ///     }
-    /// }
-    /// let builder = skillkit::Catalog::builder().embedder(Zero);
-    /// ```
-    pub fn embedder(mut self, embedder: impl crate::search::Embedder + 'static) -> Self {
-        self.embedder = Some(Arc::new(embedder));
-        self
-    }
-
     /// The catalog.
     ///
     /// ```
@@ -165,7 +149,7 @@ impl CatalogBuilder {
                 providers: self.providers,
                 timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
                 last: Mutex::default(),
-                embedder: self.embedder,
+                search: crate::search::Search::new(self.embedder),
             }),
         }
     }

@@ -99,7 +99,7 @@ pub use providers::{Local, Memory, WatchStatus};
     doc(cfg(any(feature = "github", feature = "llm", feature = "mcp-client")))
 )]
 pub use retry::RetryPolicy;
-pub use search::{Embedder, SearchHit};
+pub use search::{Embedder, SearchHit, SearchStats};
 pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;

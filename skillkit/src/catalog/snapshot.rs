@@ -99,6 +99,11 @@ impl Snapshot {
             .all(|kit| kit.skills.sorted_under(&kit.name))
     }
 
+    /// Every kit with the index of its provider in the catalog.
+    pub(crate) fn kits_with_providers(&self) -> impl Iterator<Item = (usize, &Kit)> {
+        self.kit_providers.iter().copied().zip(&self.kits)
+    }
+
     /// Every kit, in provider order (shadowed duplicate skills removed).
     ///
     /// ```

@@ -17,6 +17,7 @@ pub mod sql;
 
 #[cfg(feature = "github")]
 pub use github::GitHub;
+pub(crate) use local::read_pool;
 pub use local::{DISCOVERED_KIT, Local, WatchFault, WatchStatus};
 #[cfg(feature = "mcp-client")]
 pub use mcp::Mcp;

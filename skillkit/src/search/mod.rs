@@ -1,66 +1,188 @@
-//! Skill search (stand-in): a naive ranking by the count of query words found
-//! in a skill's name or description. The index branch replaces this module.
+//! Skill search: one incremental index over a [`Catalog`], shared by its
+//! clones, serving the agent's `search_skills`, `skillkit search` and the MCP
+//! `list_skills {query}`.
+//!
+//! # Ranking
+//!
+//! Lexical, BM25F-style: a query's terms are matched in a skill's bare name
+//! (weighted most), its kit's name, its description, and its body (weighted
+//! least). Words are lowercased, common English words dropped, and plurals
+//! and endings folded by a light stemmer (`reports` finds `report`,
+//! `converting` finds `convert`). A query word absent from the catalog
+//! matches the catalog's words within one typo (words of 4 to 7 letters) or
+//! two (8 letters and more), at a lower weight. A query that is a skill's
+//! full name (`pdf:reader`) or bare name (`reader`) ranks that skill first.
+//!
+//! With an [`Embedder`] ([`CatalogBuilder::embedder`]), each skill's
+//! `name: description` is embedded once per skill version and cached; the
+//! query is embedded on every search, and the two scores combine as a
+//! normalised weighted sum: `0.5 × lexical / best lexical + 0.5 × max(cosine,
+//! 0)`. A skill no query word matches can then still be found by meaning.
+//! When the embedder fails, the search is lexical and a warning is logged.
+//!
+//! # Freshness
+//!
+//! Every search asks the catalog (or takes the caller's [`Snapshot`]) and
+//! brings the index to it first, at the cost of what changed: a kit whose
+//! skill list is the one indexed ([`Skills::ptr_eq`](crate::Skills::ptr_eq))
+//! costs nothing per skill, a changed kit compares its skills by identity,
+//! and only a new or changed skill is indexed; removed skills leave the
+//! index. [`Catalog::search_stats`] counts the skills indexed.
+//!
+//! Bodies are read once per skill version (a body left in its file is read
+//! then, not kept): their terms are counted and only the postings stay. A
+//! search that finds a few skills new (at most 64: an edit, some puts) reads
+//! their bodies before answering. More than that (the first search over a
+//! catalog) are read on a background thread, and until it is done search
+//! answers from names and descriptions ([`SearchStats::bodies_pending`]).
 
-use std::sync::Arc;
+mod fresh;
+mod index;
+mod text;
 
-use crate::catalog::{Catalog, Snapshot};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::catalog::{Catalog, CatalogBuilder, Snapshot};
 use crate::skill::Skill;
 
-/// One skill a search found, with its score (higher is better).
+use fresh::State;
+
+/// The weight of the semantic score when an [`Embedder`] is set.
+const SEMANTIC_WEIGHT: f32 = 0.5;
+
+/// A skill found by [`Catalog::search`], with its score (higher is better;
+/// comparable within one search only).
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let memory = skillkit::Memory::new();
-/// memory.put(skillkit::Skill::new("pdf:reader", "Read PDF files."));
+/// memory.put(skillkit::Skill::new("pdf:extract-tables", "Pull tables out of PDF files."));
 /// let catalog = skillkit::Catalog::builder().provider(memory).build();
-/// let hits = catalog.search("pdf", 5).await;
-/// assert_eq!(hits[0].skill.name, "pdf:reader");
+/// let hits = catalog.search("pdf tables", 5).await;
+/// assert_eq!(hits[0].skill.name, "pdf:extract-tables");
+/// assert!(hits[0].score > 0.0);
 /// # });
 /// ```
+///
+/// Two hits are equal when they hold the same skill value (the same
+/// [`Arc`]) with the same score.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SearchHit {
-    /// The skill found.
+    /// The skill (its name, description and folder).
     pub skill: Arc<Skill>,
-    /// How well it matches (higher is better).
+    /// How well it matches.
     pub score: f32,
 }
 
-/// Hits are equal when they name the same skill value with the same score.
 impl PartialEq for SearchHit {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.skill, &other.skill) && self.score == other.score
     }
 }
 
-/// Turns texts into vectors for semantic ranking, with the application's own
-/// model (none is bundled). The stand-in stores it and does not use it.
+/// Error an [`Embedder`] returns.
+pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
+
+/// An application's embedding model, for semantic ranking
+/// ([`CatalogBuilder::embedder`]). SkillKit downloads and bundles none.
+///
+/// `embed` returns one vector per text, in order, all of one dimension.
+/// Skills' texts are embedded once per skill version (cached in the index);
+/// the query on every search. It is called while the index is locked.
 ///
 /// ```
-/// struct Zero;
-/// impl skillkit::Embedder for Zero {
-///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error + Send + Sync>> {
-///         Ok(texts.iter().map(|_| vec![0.0; 4]).collect())
+/// /// Counts of a few words: a toy, deterministic model.
+/// struct Words;
+/// impl skillkit::Embedder for Words {
+///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
+///         Ok(texts.iter().map(|t| {
+///             let t = t.to_lowercase();
+///             ["money", "invoice", "picture"].iter().map(|w| t.matches(w).count() as f32).collect()
+///         }).collect())
 ///     }
 /// }
-/// let catalog = skillkit::Catalog::builder().embedder(Zero).build();
-/// # let _ = catalog;
+/// let catalog = skillkit::Catalog::builder().embedder(Words).build();
 /// ```
 pub trait Embedder: Send + Sync {
-    /// One vector per text, in order.
-    fn embed(
-        &self,
-        texts: &[&str],
-    ) -> Result<Vec<Vec<f32>>, Box<dyn std::error::Error + Send + Sync>>;
+    /// One vector per text.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// The index's counters ([`Catalog::search_stats`]).
+///
+/// ```
+/// let stats = skillkit::Catalog::builder().build().search_stats();
+/// assert_eq!((stats.skills, stats.reindexed), (0, 0));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SearchStats {
+    /// Skills in the index now.
+    pub skills: usize,
+    /// Skill versions indexed since the catalog was built (an unchanged
+    /// skill is never indexed twice).
+    pub reindexed: u64,
+    /// Bodies the background build has still to read (0 once done).
+    pub bodies_pending: usize,
+    /// Bytes the index holds (postings, term dictionary, per-skill slots),
+    /// estimated from its allocations; the skills are the catalog's.
+    pub index_bytes: usize,
+}
+
+/// The index a catalog and its clones share.
+#[derive(Default)]
+pub(crate) struct Search {
+    state: Arc<Mutex<State>>,
+    embedder: Option<Arc<dyn Embedder>>,
+}
+
+impl Search {
+    pub(crate) fn new(embedder: Option<Arc<dyn Embedder>>) -> Search {
+        Search {
+            state: Arc::default(),
+            embedder,
+        }
+    }
+}
+
+impl CatalogBuilder {
+    /// Adds semantic ranking to [`Catalog::search`] with the application's
+    /// own model (see [`Embedder`] and the [module](crate::search) for how
+    /// scores combine).
+    ///
+    /// ```
+    /// struct Flat;
+    /// impl skillkit::Embedder for Flat {
+    ///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
+    ///         Ok(texts.iter().map(|_| vec![1.0]).collect())
+    ///     }
+    /// }
+    /// let catalog = skillkit::Catalog::builder().embedder(Flat).build();
+    /// ```
+    pub fn embedder(mut self, embedder: impl Embedder + 'static) -> Self {
+        self.embedder = Some(Arc::new(embedder));
+        self
+    }
 }
 
 impl Catalog {
-    /// The skills best matching `query`, best first, at most `limit`.
+    /// The skills best matching `query`, best first, at most `limit`
+    /// (ranking: see the [module](crate::search)). Asks the providers now, as
+    /// every query does, and brings the index up to date first. Skills the
+    /// model may not see (`disable-model-invocation`) are returned too:
+    /// callers filter.
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let catalog = skillkit::Catalog::builder().build();
-    /// assert!(catalog.search("pdf", 5).await.is_empty());
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("docs:pdf-reader", "Read PDF documents."));
+    /// memory.put(skillkit::Skill::new("docs:slides", "Build slide decks."));
+    /// let catalog = skillkit::Catalog::builder().provider(memory).build();
+    /// // A plural and a typo.
+    /// let hits = catalog.search("read pdfs documnets", 10).await;
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!(hits[0].skill.name, "docs:pdf-reader");
     /// # });
     /// ```
     pub async fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
@@ -68,12 +190,18 @@ impl Catalog {
         self.search_snapshot(&snapshot, query, limit)
     }
 
-    /// The skills of `snapshot` best matching `query`, best first, at most
-    /// `limit`.
+    /// [`search`](Catalog::search) over a snapshot the caller already holds
+    /// (no provider is asked).
     ///
     /// ```
-    /// let catalog = skillkit::Catalog::builder().build();
-    /// assert!(catalog.search_snapshot(&skillkit::Snapshot::default(), "pdf", 5).is_empty());
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("git:commit", "Write a commit message."));
+    /// let catalog = skillkit::Catalog::builder().provider(memory).build();
+    /// let snapshot = catalog.snapshot().await;
+    /// let hits = catalog.search_snapshot(&snapshot, "commit", 3);
+    /// assert_eq!(hits[0].skill.name, "git:commit");
+    /// # });
     /// ```
     pub fn search_snapshot(
         &self,
@@ -81,24 +209,184 @@ impl Catalog {
         query: &str,
         limit: usize,
     ) -> Vec<SearchHit> {
-        let words: Vec<String> = query
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        let mut hits: Vec<SearchHit> = snapshot
-            .skills()
-            .filter_map(|skill| {
-                let text = format!("{} {}", skill.name, skill.description).to_lowercase();
-                let found = words.iter().filter(|w| text.contains(w.as_str())).count();
-                (found > 0).then(|| SearchHit {
-                    skill: Arc::clone(skill),
-                    score: found as f32,
+        let search = &self.inner.search;
+        let mut state = search.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let bodies = state.update(snapshot);
+        if bodies.len() <= fresh::INLINE_BODIES {
+            fresh::index_bodies(&mut state.index, &bodies);
+        } else {
+            fresh::build_in_background(&search.state, &mut state, bodies);
+        }
+        if limit == 0 {
+            return Vec::new();
+        }
+        let mut scored = state.index.score(query);
+        boost_exact_names(&state.index, &mut scored, query);
+        if let Some(embedder) = &search.embedder {
+            scored = semantic::combine(&mut state.index, embedder.as_ref(), query, scored);
+        }
+        let index = &state.index;
+        let skill = |slot: u32| index.slots[slot as usize].skill.as_ref();
+        let order = |a: &(u32, f32), b: &(u32, f32)| {
+            b.1.total_cmp(&a.1).then_with(|| {
+                let name = |s| skill(s).map(|s: &Arc<Skill>| s.name.as_ref());
+                name(a.0).cmp(&name(b.0))
+            })
+        };
+        // The best `limit` first, then only those sorted.
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, order);
+            scored.truncate(limit);
+        }
+        scored.sort_unstable_by(order);
+        scored
+            .into_iter()
+            .filter_map(|(slot, score)| {
+                Some(SearchHit {
+                    skill: Arc::clone(skill(slot)?),
+                    score,
                 })
             })
+            .take(limit)
+            .collect()
+    }
+
+    /// The search index's counters: how many skills it holds, how many skill
+    /// versions it has indexed so far, bodies still being read.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("a:x", "X."));
+    /// let catalog = skillkit::Catalog::builder().provider(memory.clone()).build();
+    /// catalog.search("x", 1).await;
+    /// catalog.search("x", 1).await; // unchanged: nothing indexed again
+    /// assert_eq!(catalog.search_stats().reindexed, 1);
+    /// memory.put(skillkit::Skill::new("a:y", "Y."));
+    /// catalog.search("y", 1).await; // only the new skill
+    /// assert_eq!(catalog.search_stats().reindexed, 2);
+    /// assert_eq!(catalog.search_stats().skills, 2);
+    /// # });
+    /// ```
+    pub fn search_stats(&self) -> SearchStats {
+        let state = self
+            .inner
+            .search
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        SearchStats {
+            skills: state.index.live(),
+            reindexed: state.reindexed,
+            bodies_pending: state.pending,
+            index_bytes: state.index.heap_bytes(),
+        }
+    }
+}
+
+/// A query that is a skill's full name (`pdf:reader`) or bare name
+/// (`reader`) puts that skill above every other.
+fn boost_exact_names(index: &index::Index, scored: &mut [(u32, f32)], query: &str) {
+    let query = query.trim();
+    if query.is_empty() || query.contains(char::is_whitespace) {
+        return;
+    }
+    let top = scored.iter().map(|s| s.1).fold(0.0, f32::max);
+    for (slot, score) in scored.iter_mut() {
+        let Some(skill) = index.slots[*slot as usize].skill.as_ref() else {
+            continue;
+        };
+        if skill.name.eq_ignore_ascii_case(query) || skill.bare_name().eq_ignore_ascii_case(query) {
+            *score += top;
+        }
+    }
+}
+
+mod semantic {
+    //! Lexical and semantic scores combined (see the module's docs).
+
+    use super::index::Index;
+    use super::{Embedder, SEMANTIC_WEIGHT};
+
+    /// The combined scores: every slot matched lexically or with a positive
+    /// cosine. Embeds the skills not embedded yet (once per version).
+    pub(super) fn combine(
+        index: &mut Index,
+        embedder: &dyn Embedder,
+        query: &str,
+        lexical: Vec<(u32, f32)>,
+    ) -> Vec<(u32, f32)> {
+        let missing: Vec<(usize, String)> = index
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.embedding.is_none())
+            .filter_map(|(i, s)| Some((i, s.skill.as_ref()?)))
+            .map(|(i, s)| (i, format!("{}: {}", s.name, s.description)))
             .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
-        hits.truncate(limit);
-        hits
+        if !missing.is_empty() {
+            let texts: Vec<&str> = missing.iter().map(|(_, t)| t.as_str()).collect();
+            match embedder.embed(&texts) {
+                Ok(vectors) if vectors.len() == texts.len() => {
+                    for ((slot, _), vector) in missing.iter().zip(vectors) {
+                        index.slots[*slot].embedding = Some(normalised(vector));
+                    }
+                }
+                Ok(vectors) => {
+                    tracing::warn!(
+                        "search: the embedder returned {} vectors for {} texts; ranking lexically",
+                        vectors.len(),
+                        texts.len()
+                    );
+                    return lexical;
+                }
+                Err(error) => {
+                    tracing::warn!("search: the embedder failed ({error}); ranking lexically");
+                    return lexical;
+                }
+            }
+        }
+        let query_vector = match embedder.embed(&[query]) {
+            Ok(mut v) if v.len() == 1 => normalised(v.remove(0)),
+            Ok(_) | Err(_) => {
+                tracing::warn!("search: the embedder could not embed the query; ranking lexically");
+                return lexical;
+            }
+        };
+        let best = lexical.iter().map(|s| s.1).fold(0.0f32, f32::max);
+        let mut combined = vec![0.0f32; index.slots.len()];
+        for &(slot, score) in &lexical {
+            if best > 0.0 {
+                combined[slot as usize] = (1.0 - SEMANTIC_WEIGHT) * score / best;
+            }
+        }
+        for (slot, s) in index.slots.iter().enumerate() {
+            if s.skill.is_none() {
+                continue;
+            }
+            if let Some(vector) = &s.embedding
+                && vector.len() == query_vector.len()
+            {
+                let cosine: f32 = vector.iter().zip(&query_vector).map(|(a, b)| a * b).sum();
+                combined[slot] += SEMANTIC_WEIGHT * cosine.max(0.0);
+            }
+        }
+        combined
+            .into_iter()
+            .enumerate()
+            .filter(|(_, score)| *score > 0.0)
+            .map(|(slot, score)| (slot as u32, score))
+            .collect()
+    }
+
+    /// `vector` scaled to length 1 (a zero vector stays zero).
+    fn normalised(mut vector: Vec<f32>) -> Box<[f32]> {
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 && norm.is_finite() {
+            vector.iter_mut().for_each(|x| *x /= norm);
+        } else {
+            vector.iter_mut().for_each(|x| *x = 0.0);
+        }
+        vector.into_boxed_slice()
     }
 }

@@ -27,6 +27,9 @@ mod file;
 mod read;
 mod watch;
 
+/// The file-reading pool, shared with the search index's body build.
+pub(crate) use read::pool as read_pool;
+
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -20,7 +20,7 @@ const MAX_THREADS: usize = 8;
 /// of its own: loads never queue behind the program's other rayon work, and
 /// no task of the program runs inside a load. `None` when no thread could be
 /// started (files then load on the caller's thread).
-pub(super) fn pool() -> Option<&'static rayon::ThreadPool> {
+pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
         let threads = std::thread::available_parallelism()

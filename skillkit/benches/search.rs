@@ -1,0 +1,226 @@
+//! The search index (`Catalog::search`) at 1,000 / 10,000 / 100,000 skills
+//! generated from the corpus by `bench/gen-catalog.py` (called here; nothing
+//! generated is committed):
+//!
+//! * printed before the benches, per size: the cold catalog query (a new
+//!   `Catalog` + `Local::each`), the first search (names and descriptions
+//!   indexed, bodies handed to the background), the full first build (until
+//!   every body is indexed), and the resident index memory per skill, counted
+//!   by this bench's global allocator, beside the mean SKILL.md and
+//!   frontmatter sizes;
+//! * `search/warm/<n>`: a query over an unchanged catalog (the snapshot
+//!   taken; the index checked fresh and asked);
+//! * `search/incremental/<n>`: bringing the index up to date after one
+//!   skill changed (over `Memory`, in kits of 1,000 as generated: that kit
+//!   compared skill by skill, that skill re-indexed with its body), without
+//!   the query (`limit` 0).
+//!
+//! Run: `cargo bench -p skill-kit --bench search -- --measurement-time 3
+//! --warm-up-time 1`; `SKILLKIT_BENCH_SIZES=1000,10000` picks the sizes.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group};
+use skillkit::{Catalog, Kit, Local, Memory, Skill};
+
+/// Counts the bytes live on the heap.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator, only counting.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const QUERY: &str = "review pull request comments";
+
+fn sizes() -> Vec<usize> {
+    std::env::var("SKILLKIT_BENCH_SIZES")
+        .unwrap_or_else(|_| "1000,10000,100000".into())
+        .split(',')
+        .map(|n| n.trim().parse().expect("SKILLKIT_BENCH_SIZES: numbers"))
+        .collect()
+}
+
+/// The generated catalog of `n` skills (made now when missing).
+fn catalog_dir(n: usize) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new("python3")
+        .arg(root.join("bench/gen-catalog.py"))
+        .arg(n.to_string())
+        .arg(root.join(format!("target/bench-catalogs/{n}")))
+        .output()
+        .expect("run bench/gen-catalog.py");
+    assert!(out.status.success(), "gen-catalog.py failed");
+    PathBuf::from(String::from_utf8(out.stdout).expect("path").trim())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn local(dir: &Path) -> Catalog {
+    Catalog::builder()
+        .provider(Local::each(dir))
+        .timeout(Duration::from_secs(600))
+        .build()
+}
+
+fn wait_for_bodies(catalog: &Catalog) {
+    while catalog.search_stats().bodies_pending > 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Mean size of the SKILL.md files, and of their frontmatter.
+fn file_sizes(catalog_dir: &Path) -> (f64, f64) {
+    let (mut files, mut total, mut front) = (0usize, 0usize, 0usize);
+    for kit in std::fs::read_dir(catalog_dir).expect("read_dir").flatten() {
+        let Ok(skills) = std::fs::read_dir(kit.path()) else {
+            continue;
+        };
+        for skill in skills.flatten() {
+            let Ok(text) = std::fs::read_to_string(skill.path().join("SKILL.md")) else {
+                continue;
+            };
+            files += 1;
+            total += text.len();
+            front += text[3..].find("\n---").map_or(text.len(), |end| end + 7);
+        }
+    }
+    (
+        total as f64 / files.max(1) as f64,
+        front as f64 / files.max(1) as f64,
+    )
+}
+
+/// The one-shot figures: cold query, first search, full build, memory.
+fn report(rt: &tokio::runtime::Runtime, n: usize, dir: &Path) {
+    let started = Instant::now();
+    let cold = local(dir);
+    let snapshot = rt.block_on(cold.snapshot());
+    let cold_query = started.elapsed();
+    drop(snapshot);
+    drop(cold);
+
+    let catalog = local(dir);
+    let snapshot = rt.block_on(catalog.snapshot());
+    let before = LIVE.load(Ordering::Relaxed);
+    let started = Instant::now();
+    black_box(catalog.search_snapshot(&snapshot, QUERY, 10));
+    let first_search = started.elapsed();
+    let start_build = Instant::now();
+    wait_for_bodies(&catalog);
+    let build = first_search + start_build.elapsed();
+    let index = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    let (file, frontmatter) = file_sizes(dir);
+    let per_skill = index as f64 / n as f64;
+    println!(
+        "search/{n}: cold catalog query {:.1} ms; first search {:.1} ms; full build (bodies read) {:.1} ms ({:.2}x the cold query); \
+         index {:.0} B/skill ({:.2}x the mean SKILL.md of {:.0} B; frontmatter {:.0} B); stats: {:?}",
+        cold_query.as_secs_f64() * 1e3,
+        first_search.as_secs_f64() * 1e3,
+        build.as_secs_f64() * 1e3,
+        build.as_secs_f64() / cold_query.as_secs_f64(),
+        per_skill,
+        per_skill / file,
+        file,
+        frontmatter,
+        catalog.search_stats(),
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = runtime();
+    let mut group = c.benchmark_group("search");
+    group.sample_size(20);
+    for n in sizes() {
+        let dir = catalog_dir(n);
+        report(&rt, n, &dir);
+
+        let catalog = local(&dir);
+        let snapshot = rt.block_on(catalog.snapshot());
+        catalog.search_snapshot(&snapshot, QUERY, 10);
+        wait_for_bodies(&catalog);
+        group.bench_with_input(BenchmarkId::new("warm", n), &n, |b, _| {
+            b.iter(|| black_box(catalog.search_snapshot(&snapshot, QUERY, 10)))
+        });
+
+        // The same skills in Memory (kits of 1,000), one changed per search.
+        let memory = Memory::new();
+        for kit in snapshot.kits() {
+            let mut copy = Kit::new(kit.name.clone());
+            for skill in &kit.skills {
+                let body = skill
+                    .body
+                    .read()
+                    .map(|b| b.into_owned())
+                    .unwrap_or_default();
+                copy.insert_skill(Skill::clone(skill).with_body(body));
+            }
+            memory.put_kit(copy);
+        }
+        let catalog = Catalog::builder().provider(memory.clone()).build();
+        let changed: Arc<Skill> = snapshot.skills().nth(n / 2).cloned().expect("a skill");
+        catalog.search_snapshot(&rt.block_on(catalog.snapshot()), QUERY, 10);
+        wait_for_bodies(&catalog);
+        let mut version = 0u64;
+        group.bench_with_input(BenchmarkId::new("incremental", n), &n, |b, _| {
+            b.iter_custom(|iterations| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iterations {
+                    version += 1;
+                    let skill = Skill::new(
+                        changed.name.clone(),
+                        format!("{} (version {version})", changed.description),
+                    )
+                    .with_body("Review the pull request comments one by one.");
+                    memory.put(skill);
+                    let snapshot = rt.block_on(catalog.snapshot());
+                    // `limit` 0: the update alone (the query is `warm`).
+                    let started = Instant::now();
+                    black_box(catalog.search_snapshot(&snapshot, QUERY, 0));
+                    spent += started.elapsed();
+                }
+                spent
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

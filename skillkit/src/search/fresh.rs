@@ -1,0 +1,256 @@
+//! Keeping the index as fresh as the catalog, at the cost of what changed:
+//! kits compared by their list ([`Skills::ptr_eq`]), then skills by
+//! identity ([`Arc::ptr_eq`]), and bodies read once per skill version,
+//! inline for a few, on a background thread for many.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::index::{self, Index};
+use crate::catalog::Snapshot;
+use crate::kit::{Kit, Skills};
+use crate::skill::Skill;
+
+/// At most this many bodies are read inline by the search that finds them
+/// new (an edit, a few puts); more (the first build) are read on a thread of
+/// their own, and search answers from names and descriptions meanwhile.
+pub(crate) const INLINE_BODIES: usize = 64;
+
+/// Bodies read per lock taken by the background build.
+const CHUNK: usize = 1024;
+
+/// Dead slots at least this many (and more than the live ones) compact the
+/// index.
+const COMPACT_AFTER: usize = 1024;
+
+/// The slot of a skill the index had no room for ([`index::MAX_SLOTS`]):
+/// kept in a kit's list so slots stay in step with skills, never found.
+const NONE: u32 = u32::MAX;
+
+/// A kit as the index last saw it: its list and the slot of each skill.
+struct KitState {
+    skills: Skills,
+    slots: Vec<u32>,
+    seen: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    pub(crate) index: Index,
+    /// Per provider (by its index in the catalog), its kits by name.
+    kits: Vec<HashMap<Box<str>, KitState>>,
+    pass: u64,
+    /// Skill versions indexed so far (names and descriptions).
+    pub(crate) reindexed: u64,
+    /// Bodies the background build has still to read.
+    pub(crate) pending: usize,
+}
+
+/// Bodies to read: a slot and the skill version it holds.
+pub(crate) type Bodies = Vec<(u32, Arc<Skill>)>;
+
+impl State {
+    /// Brings the index to `snapshot`; returns the bodies to index.
+    pub(crate) fn update(&mut self, snapshot: &Snapshot) -> Bodies {
+        self.pass += 1;
+        let pass = self.pass;
+        let mut bodies = Vec::new();
+        for (provider, kit) in snapshot.kits_with_providers() {
+            if self.kits.len() <= provider {
+                self.kits.resize_with(provider + 1, HashMap::new);
+            }
+            let known = self.kits[provider].get_mut(kit.name.as_ref());
+            match known {
+                Some(state) if Skills::ptr_eq(&state.skills, &kit.skills) => state.seen = pass,
+                Some(state) => {
+                    let slots = diff(&mut self.index, state, kit, &mut bodies);
+                    self.reindexed += slots.1;
+                    state.slots = slots.0;
+                    state.skills = kit.skills.clone();
+                    state.seen = pass;
+                }
+                None => {
+                    let mut slots = Vec::with_capacity(kit.skills.len());
+                    for skill in &kit.skills {
+                        let slot = self.index.add(Arc::clone(skill));
+                        if let Some(slot) = slot {
+                            bodies.push((slot, Arc::clone(skill)));
+                            self.reindexed += 1;
+                        }
+                        slots.push(slot.unwrap_or(NONE));
+                    }
+                    self.kits[provider].insert(
+                        kit.name.as_ref().into(),
+                        KitState {
+                            skills: kit.skills.clone(),
+                            slots,
+                            seen: pass,
+                        },
+                    );
+                }
+            }
+        }
+        let index = &mut self.index;
+        for kits in &mut self.kits {
+            kits.retain(|_, state| {
+                if state.seen != pass {
+                    state.slots.iter().for_each(|&slot| index.remove(slot));
+                }
+                state.seen == pass
+            });
+        }
+        if self.pending == 0 && index.dead() >= COMPACT_AFTER && index.dead() > index.live() {
+            let remap = index.compact();
+            for kits in &mut self.kits {
+                for state in kits.values_mut() {
+                    for s in &mut state.slots {
+                        *s = remap.get(*s as usize).copied().unwrap_or(NONE);
+                    }
+                }
+            }
+            for (slot, _) in &mut bodies {
+                *slot = remap.get(*slot as usize).copied().unwrap_or(NONE);
+            }
+        }
+        bodies
+    }
+}
+
+/// Re-indexes the skills of `kit` that are not those of `state` (by
+/// identity); returns the new slots (in `kit`'s order) and how many skills
+/// were indexed.
+fn diff(index: &mut Index, state: &KitState, kit: &Kit, bodies: &mut Bodies) -> (Vec<u32>, u64) {
+    let old = &state.skills;
+    let mut slots = Vec::with_capacity(kit.skills.len());
+    let mut added = 0;
+    let mut add = |index: &mut Index, skill: &Arc<Skill>, slots: &mut Vec<u32>| {
+        let slot = index.add(Arc::clone(skill));
+        if let Some(slot) = slot {
+            bodies.push((slot, Arc::clone(skill)));
+            added += 1;
+        }
+        slots.push(slot.unwrap_or(NONE));
+    };
+    let sorted = |s: &[Arc<Skill>]| s.windows(2).all(|w| w[0].name < w[1].name);
+    if sorted(old) && sorted(&kit.skills) {
+        // A merge by name: both lists are sorted (as every provider of this
+        // crate serves them).
+        let (mut i, mut j) = (0, 0);
+        while j < kit.skills.len() {
+            let new = &kit.skills[j];
+            match old.get(i).map(|o| o.name.cmp(&new.name)) {
+                Some(std::cmp::Ordering::Less) => {
+                    index.remove(state.slots[i]);
+                    i += 1;
+                }
+                Some(std::cmp::Ordering::Equal) => {
+                    if Arc::ptr_eq(&old[i], new) {
+                        slots.push(state.slots[i]);
+                    } else {
+                        index.remove(state.slots[i]);
+                        add(index, new, &mut slots);
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                Some(std::cmp::Ordering::Greater) | None => {
+                    add(index, new, &mut slots);
+                    j += 1;
+                }
+            }
+        }
+        state.slots[i.min(state.slots.len())..]
+            .iter()
+            .for_each(|&slot| index.remove(slot));
+    } else {
+        let mut by_name: HashMap<&str, usize> = old
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.as_ref(), i))
+            .collect();
+        for new in &kit.skills {
+            match by_name.remove(new.name.as_ref()) {
+                Some(i) if Arc::ptr_eq(&old[i], new) => slots.push(state.slots[i]),
+                Some(i) => {
+                    index.remove(state.slots[i]);
+                    add(index, new, &mut slots);
+                }
+                None => add(index, new, &mut slots),
+            }
+        }
+        by_name.values().for_each(|&i| index.remove(state.slots[i]));
+    }
+    (slots, added)
+}
+
+/// Reads the bodies of `bodies` and indexes those whose slot still holds
+/// that skill version. A body that cannot be read (the file went away) is
+/// left out: its name and description stay indexed.
+pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)]) {
+    for (slot, skill) in bodies {
+        if let Some(terms) = read(skill)
+            && index.holds(*slot, skill)
+        {
+            index.add_body(*slot, terms);
+        }
+    }
+}
+
+fn read(skill: &Skill) -> Option<index::BodyTerms> {
+    match skill.body.read() {
+        Ok(text) => Some(index::body_terms(&text)),
+        Err(error) => {
+            tracing::debug!(skill = %skill.name, "body not indexed: {error}");
+            None
+        }
+    }
+}
+
+/// Indexes `bodies` on a thread of its own, `CHUNK` at a time, each chunk
+/// read and counted outside the lock. `locked` is the state `shared` holds,
+/// locked by the caller (the count of pending bodies is raised before the
+/// lock is released, so no compaction renumbers slots under the thread).
+pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State, bodies: Bodies) {
+    let count = bodies.len();
+    let shared = Arc::clone(shared);
+    let work = move || {
+        for chunk in bodies.chunks(CHUNK) {
+            let read_all = || {
+                use rayon::prelude::*;
+                chunk
+                    .par_iter()
+                    .map(|(slot, skill)| (*slot, skill, read(skill)))
+                    .collect::<Vec<_>>()
+            };
+            // On the file-reading pool of `Local` (all cores), else here.
+            let read = match crate::providers::read_pool() {
+                Some(pool) => pool.install(read_all),
+                None => chunk
+                    .iter()
+                    .map(|(slot, skill)| (*slot, skill, read(skill)))
+                    .collect(),
+            };
+            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            for (slot, skill, terms) in read {
+                if let Some(terms) = terms
+                    && state.index.holds(slot, skill)
+                {
+                    state.index.add_body(slot, terms);
+                }
+            }
+            state.pending -= chunk.len();
+            if state.pending == 0 {
+                state.index.shrink();
+            }
+        }
+    };
+    let spawned = std::thread::Builder::new()
+        .name("skillkit-search-index".into())
+        .spawn(work);
+    match spawned {
+        Ok(_) => locked.pending += count,
+        Err(error) => tracing::warn!(
+            "search index: no thread to read skill bodies ({error}); searching names and descriptions only"
+        ),
+    }
+}

@@ -1,0 +1,444 @@
+//! The inverted index: one slot per skill version, postings per term, and
+//! BM25F scoring over name, kit, description and body.
+//!
+//! A posting is one `u32`: the slot in the upper 24 bits, the term's
+//! frequencies in the lower 8. A term has two posting lists: `head` (name,
+//! kit and description, packed as 3 + 1 + 4 bits) and `body` (the count,
+//! capped at 255). Slots are never reused: a changed skill gets a new slot
+//! and the old one is marked dead (its postings are skipped), and the index
+//! is compacted when dead slots outnumber live ones.
+
+use std::sync::Arc;
+
+use super::text;
+use crate::skill::Skill;
+
+/// Slots addressable in a posting (24 bits).
+pub(crate) const MAX_SLOTS: usize = 1 << 24;
+
+/// BM25 saturation.
+const K1: f32 = 1.2;
+/// Field weights: a name term counts most, a body term least.
+const W_NAME: f32 = 4.0;
+const W_KIT: f32 = 1.0;
+const W_DESC: f32 = 1.5;
+const W_BODY: f32 = 0.3;
+/// Length normalisation per field.
+const B_DESC: f32 = 0.6;
+const B_BODY: f32 = 0.75;
+const B_NAME: f32 = 0.3;
+
+/// One skill version.
+pub(crate) struct Slot {
+    /// The skill; `None` once it left the catalog or changed.
+    pub(crate) skill: Option<Arc<Skill>>,
+    /// The embedding of name + description, once computed.
+    pub(crate) embedding: Option<Box<[f32]>>,
+}
+
+/// A slot's field lengths in terms, and whether it is live: what scoring
+/// reads for every posting, kept apart from [`Slot`] in 8 bytes so a query
+/// walks a dense array.
+#[derive(Clone, Copy, Default)]
+struct Lens {
+    live: bool,
+    name: u8,
+    desc: u16,
+    /// Body terms indexed (0 until the body is).
+    body: u32,
+}
+
+#[derive(Default)]
+struct Term {
+    text: Box<str>,
+    head: Vec<u32>,
+    body: Vec<u32>,
+}
+
+/// The terms of one skill's body with their counts, read outside the lock.
+pub(crate) struct BodyTerms {
+    pub(crate) terms: Vec<(Box<str>, u8)>,
+    pub(crate) len: u32,
+}
+
+/// How one term of a query reaches the index: the terms it matches (itself,
+/// or dictionary terms within its typo budget) and a weight (lower for a
+/// typo match).
+struct QueryTerm {
+    ids: Vec<(u32, f32)>,
+}
+
+#[derive(Default)]
+pub(crate) struct Index {
+    pub(crate) slots: Vec<Slot>,
+    /// In step with `slots`.
+    lens: Vec<Lens>,
+    live: usize,
+    dictionary: text::TermMap<u32>,
+    terms: Vec<Term>,
+    /// Term ids by length in characters (for typo candidates).
+    by_len: Vec<Vec<u32>>,
+    /// Sums of field lengths over live slots (for average lengths).
+    sum_name: u64,
+    sum_desc: u64,
+    sum_body: u64,
+    bodies_indexed: usize,
+    /// Scratch for one query, kept to avoid allocating per search.
+    scratch: Scratch,
+}
+
+#[derive(Default)]
+struct Scratch {
+    tf: Vec<f32>,
+    score: Vec<f32>,
+    touched: Vec<u32>,
+    term_touched: Vec<u32>,
+    row: Vec<usize>,
+}
+
+impl Index {
+    pub(crate) fn live(&self) -> usize {
+        self.live
+    }
+
+    pub(crate) fn dead(&self) -> usize {
+        self.slots.len() - self.live
+    }
+
+    fn term_id(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.dictionary.get(term) {
+            return id;
+        }
+        let id = self.terms.len() as u32;
+        self.terms.push(Term {
+            text: term.into(),
+            ..Term::default()
+        });
+        self.dictionary.insert(term.into(), id);
+        let len = term.chars().count();
+        if self.by_len.len() <= len {
+            self.by_len.resize_with(len + 1, Vec::new);
+        }
+        self.by_len[len].push(id);
+        id
+    }
+
+    /// Indexes the name and description of `skill` in a new slot; `None`
+    /// when the index is full.
+    pub(crate) fn add(&mut self, skill: Arc<Skill>) -> Option<u32> {
+        if self.slots.len() >= MAX_SLOTS {
+            if self.slots.len() == MAX_SLOTS && self.live == MAX_SLOTS {
+                tracing::warn!(
+                    "search index: {MAX_SLOTS} skills indexed, the most it holds; more are not searchable"
+                );
+            }
+            return None;
+        }
+        let slot = self.slots.len() as u32;
+        // name (3 bits), kit (1 bit), description (4 bits) per term.
+        let mut head: Vec<(String, u8, u8, u8)> = Vec::new();
+        let mut count = |term: &str, field: usize| {
+            let at = match head.iter().position(|h| h.0 == term) {
+                Some(at) => at,
+                None => {
+                    head.push((term.to_owned(), 0, 0, 0));
+                    head.len() - 1
+                }
+            };
+            let h = &mut head[at];
+            match field {
+                0 => h.1 = (h.1 + 1).min(7),
+                1 => h.2 = 1,
+                _ => h.3 = (h.3 + 1).min(15),
+            }
+        };
+        let mut name_len = 0usize;
+        text::terms(skill.bare_name(), |t| {
+            name_len += 1;
+            count(t, 0);
+        });
+        if let Some(kit) = skill.kit() {
+            text::terms(kit, |t| count(t, 1));
+        }
+        let mut desc_len = 0usize;
+        text::terms(&skill.description, |t| {
+            desc_len += 1;
+            count(t, 2);
+        });
+        for (term, name, kit, desc) in head {
+            let id = self.term_id(&term) as usize;
+            let tf = name | (kit << 3) | (desc << 4);
+            self.terms[id].head.push(slot << 8 | u32::from(tf));
+        }
+        let name_len = name_len.min(255) as u8;
+        let desc_len = desc_len.min(u16::MAX as usize) as u16;
+        self.sum_name += u64::from(name_len);
+        self.sum_desc += u64::from(desc_len);
+        self.slots.push(Slot {
+            skill: Some(skill),
+            embedding: None,
+        });
+        self.lens.push(Lens {
+            live: true,
+            name: name_len,
+            desc: desc_len,
+            body: 0,
+        });
+        self.live += 1;
+        Some(slot)
+    }
+
+    /// Marks `slot` dead: its postings are skipped from now on.
+    pub(crate) fn remove(&mut self, slot: u32) {
+        // `get_mut` also skips the slot of a skill that had no room.
+        let Some(s) = self.slots.get_mut(slot as usize) else {
+            return;
+        };
+        if s.skill.take().is_some() {
+            let lens = &mut self.lens[slot as usize];
+            lens.live = false;
+            self.live -= 1;
+            self.sum_name -= u64::from(lens.name);
+            self.sum_desc -= u64::from(lens.desc);
+            self.sum_body -= u64::from(lens.body);
+            if lens.body > 0 {
+                self.bodies_indexed -= 1;
+            }
+            s.embedding = None;
+        }
+    }
+
+    /// Whether `slot` still holds `skill` (a body read outside the lock
+    /// belongs to it).
+    pub(crate) fn holds(&self, slot: u32, skill: &Arc<Skill>) -> bool {
+        self.slots
+            .get(slot as usize)
+            .and_then(|s| s.skill.as_ref())
+            .is_some_and(|s| Arc::ptr_eq(s, skill))
+    }
+
+    /// Adds the body terms of `slot`.
+    pub(crate) fn add_body(&mut self, slot: u32, body: BodyTerms) {
+        if body.len == 0 || self.lens[slot as usize].body > 0 {
+            return;
+        }
+        for (term, tf) in &body.terms {
+            let id = self.term_id(term) as usize;
+            self.terms[id].body.push(slot << 8 | u32::from(*tf));
+        }
+        self.lens[slot as usize].body = body.len;
+        self.sum_body += u64::from(body.len);
+        self.bodies_indexed += 1;
+    }
+
+    /// Gives back the spare capacity of the posting lists (after a build).
+    pub(crate) fn shrink(&mut self) {
+        for term in &mut self.terms {
+            term.head.shrink_to_fit();
+            term.body.shrink_to_fit();
+        }
+        self.terms.shrink_to_fit();
+        self.slots.shrink_to_fit();
+        self.lens.shrink_to_fit();
+    }
+
+    /// Drops dead slots and renumbers the live ones; `remap[old]` is the new
+    /// slot (`u32::MAX` for a dead one), returned so holders of slot numbers
+    /// follow.
+    pub(crate) fn compact(&mut self) -> Vec<u32> {
+        let mut remap = vec![u32::MAX; self.slots.len()];
+        let mut next = 0u32;
+        for (old, slot) in self.slots.iter().enumerate() {
+            if slot.skill.is_some() {
+                remap[old] = next;
+                next += 1;
+            }
+        }
+        self.slots.retain(|s| s.skill.is_some());
+        self.lens.retain(|l| l.live);
+        let fix = |list: &mut Vec<u32>| {
+            list.retain_mut(|p| {
+                let new = remap[(*p >> 8) as usize];
+                *p = new << 8 | (*p & 0xff);
+                new != u32::MAX
+            });
+            list.shrink_to_fit();
+        };
+        let old_terms = std::mem::take(&mut self.terms);
+        let old_dictionary = std::mem::take(&mut self.dictionary);
+        self.by_len.clear();
+        drop(old_dictionary);
+        for mut term in old_terms {
+            fix(&mut term.head);
+            fix(&mut term.body);
+            if term.head.is_empty() && term.body.is_empty() {
+                continue;
+            }
+            let id = self.term_id(&term.text) as usize;
+            self.terms[id] = term;
+        }
+        self.scratch = Scratch::default();
+        remap
+    }
+
+    fn query_terms(&mut self, query: &str) -> Vec<QueryTerm> {
+        let mut out = Vec::new();
+        for word in text::term_list(query) {
+            if let Some(&id) = self.dictionary.get(word.as_str())
+                && self.has_live(id)
+            {
+                out.push(QueryTerm {
+                    ids: vec![(id, 1.0)],
+                });
+                continue;
+            }
+            let chars: Vec<char> = word.chars().collect();
+            let max = text::typos_allowed(chars.len());
+            if max == 0 {
+                continue;
+            }
+            let mut ids = Vec::new();
+            let low = chars.len().saturating_sub(max);
+            let high = (chars.len() + max).min(self.by_len.len().saturating_sub(1));
+            for len in low..=high {
+                for &id in &self.by_len[len] {
+                    let term = &self.terms[id as usize].text;
+                    if let Some(d) = text::distance_within(&chars, term, max, &mut self.scratch.row)
+                        && self.has_live(id)
+                    {
+                        ids.push((id, if d == 1 { 0.7 } else { 0.45 }));
+                    }
+                }
+            }
+            if !ids.is_empty() {
+                out.push(QueryTerm { ids });
+            }
+        }
+        out
+    }
+
+    fn has_live(&self, id: u32) -> bool {
+        let t = &self.terms[id as usize];
+        t.head
+            .iter()
+            .chain(&t.body)
+            .any(|p| self.lens[(p >> 8) as usize].live)
+    }
+
+    /// BM25F scores of the live slots matching `query`, unsorted.
+    pub(crate) fn score(&mut self, query: &str) -> Vec<(u32, f32)> {
+        let query_terms = self.query_terms(query);
+        if query_terms.is_empty() || self.live == 0 {
+            return Vec::new();
+        }
+        let n = self.live as f32;
+        let avg = |sum: u64, count: usize| (sum as f32 / count.max(1) as f32).max(1.0);
+        let avg_name = avg(self.sum_name, self.live);
+        let avg_desc = avg(self.sum_desc, self.live);
+        let avg_body = avg(self.sum_body, self.bodies_indexed);
+        let Index {
+            lens,
+            terms,
+            scratch,
+            ..
+        } = self;
+        scratch.tf.resize(lens.len(), 0.0);
+        scratch.score.resize(lens.len(), 0.0);
+        for query_term in &query_terms {
+            for &(id, weight) in &query_term.ids {
+                let term = &terms[id as usize];
+                let df = (term.head.len() + term.body.len()).max(1) as f32;
+                let idf = (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln() * weight;
+                for &p in &term.head {
+                    let s = (p >> 8) as usize;
+                    let slot = lens[s];
+                    if !slot.live {
+                        continue;
+                    }
+                    let tf = p & 0xff;
+                    let (name, kit, desc) = (tf & 7, (tf >> 3) & 1, tf >> 4);
+                    let norm = |len: f32, avg: f32, b: f32| 1.0 - b + b * len / avg;
+                    let value = W_NAME * name as f32 / norm(f32::from(slot.name), avg_name, B_NAME)
+                        + W_KIT * kit as f32
+                        + W_DESC * desc as f32 / norm(f32::from(slot.desc), avg_desc, B_DESC);
+                    if scratch.tf[s] == 0.0 {
+                        scratch.term_touched.push(s as u32);
+                    }
+                    scratch.tf[s] += value;
+                }
+                for &p in &term.body {
+                    let s = (p >> 8) as usize;
+                    let slot = lens[s];
+                    if !slot.live || slot.body == 0 {
+                        continue;
+                    }
+                    let tf = (p & 0xff) as f32;
+                    let value = W_BODY * tf / (1.0 - B_BODY + B_BODY * slot.body as f32 / avg_body);
+                    if scratch.tf[s] == 0.0 {
+                        scratch.term_touched.push(s as u32);
+                    }
+                    scratch.tf[s] += value;
+                }
+                for &s in &scratch.term_touched {
+                    let s = s as usize;
+                    let tf = std::mem::take(&mut scratch.tf[s]);
+                    if scratch.score[s] == 0.0 {
+                        scratch.touched.push(s as u32);
+                    }
+                    scratch.score[s] += idf * tf / (K1 + tf);
+                }
+                scratch.term_touched.clear();
+            }
+        }
+        let hits = scratch
+            .touched
+            .iter()
+            .map(|&s| (s, std::mem::take(&mut scratch.score[s as usize])))
+            .filter(|(_, score)| *score > 0.0)
+            .collect();
+        scratch.touched.clear();
+        hits
+    }
+
+    /// Bytes held by the index itself (postings, dictionary, slots), an
+    /// estimate from capacities (the skills are the catalog's).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let postings: usize = self
+            .terms
+            .iter()
+            .map(|t| (t.head.capacity() + t.body.capacity()) * 4)
+            .sum();
+        // Each term's text twice (dictionary key and `Term::text`), plus
+        // the hash table's entry.
+        let dictionary: usize = self
+            .dictionary
+            .keys()
+            .map(|k| 2 * k.len() + 16 + 4 + 8)
+            .sum();
+        postings
+            + self.terms.capacity() * std::mem::size_of::<Term>()
+            + dictionary
+            + self.by_len.iter().map(|l| l.capacity() * 4).sum::<usize>()
+            + self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.lens.capacity() * std::mem::size_of::<Lens>()
+    }
+}
+
+/// Counts the terms of a body (read outside the index's lock).
+pub(crate) fn body_terms(text: &str) -> BodyTerms {
+    let mut counts: text::TermMap<u8> = text::TermMap::default();
+    let mut len = 0u32;
+    text::terms(text, |t| {
+        len += 1;
+        match counts.get_mut(t) {
+            Some(c) => *c = c.saturating_add(1),
+            None => {
+                counts.insert(t.into(), 1);
+            }
+        }
+    });
+    BodyTerms {
+        terms: counts.into_iter().collect(),
+        len,
+    }
+}

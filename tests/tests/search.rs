@@ -1,0 +1,437 @@
+//! The search index over a catalog (`Catalog::search`): ranking (plurals,
+//! typos, qualified and bare names, body below name and description, an
+//! embedder combined with the lexical score) and freshness (over `Local` and
+//! `Memory`, counting the skills re-indexed).
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use skillkit::search::EmbedError;
+use skillkit::{Catalog, Embedder, Local, Memory, SearchHit, Skill};
+use skillkit_tests::{skill_md, write};
+
+fn names(hits: &[SearchHit]) -> Vec<&str> {
+    hits.iter().map(|h| h.skill.name.as_ref()).collect()
+}
+
+/// Sets the modification time of everything under `dir` (files and
+/// folders) a minute back, so `Local` can trust the stamps (its racy rule
+/// re-reads what changed within the clock's granularity of now).
+fn age(dir: &Path) {
+    let then = SystemTime::now() - Duration::from_secs(60);
+    for entry in std::fs::read_dir(dir).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            age(&path);
+        }
+        std::fs::File::open(&path)
+            .and_then(|f| f.set_modified(then))
+            .expect("set mtime");
+    }
+    std::fs::File::open(dir)
+        .and_then(|f| f.set_modified(then))
+        .expect("set mtime");
+}
+
+/// Sets the modification time of `path` and of its folders up to `top` a
+/// minute back (only those: aging a file changes its ctime, a change `Local`
+/// sees).
+fn age_one(path: &Path, top: &Path) {
+    let then = SystemTime::now() - Duration::from_secs(60);
+    for p in path.ancestors().take_while(|p| p.starts_with(top)) {
+        std::fs::File::open(p)
+            .and_then(|f| f.set_modified(then))
+            .expect("set mtime");
+    }
+}
+
+/// Waits until the background build has read every body (bounded: a
+/// build that never ends fails the test).
+async fn bodies_indexed(catalog: &Catalog) {
+    for _ in 0..500 {
+        if catalog.search_stats().bodies_pending == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "the body build did not finish: {:?}",
+        catalog.search_stats()
+    );
+}
+
+fn memory_catalog(skills: &[(&'static str, &'static str, &'static str)]) -> Catalog {
+    let memory = Memory::new();
+    for (name, description, body) in skills {
+        memory.put(Skill::new(*name, *description).with_body(*body));
+    }
+    Catalog::builder().provider(memory).build()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plurals_and_word_endings_match() {
+    let catalog = memory_catalog(&[
+        (
+            "office:spreadsheet",
+            "Edit a spreadsheet and its formula.",
+            "",
+        ),
+        ("office:slides", "Build a presentation deck.", ""),
+        (
+            "data:lookup",
+            "Run one query against the library catalog.",
+            "",
+        ),
+    ]);
+    // Beyond any typo budget (`queries` is 3 edits from `query`): stemming.
+    assert_eq!(
+        names(&catalog.search("queries for libraries", 5).await),
+        ["data:lookup"]
+    );
+    assert_eq!(
+        names(&catalog.search("spreadsheets formulas", 5).await),
+        ["office:spreadsheet"]
+    );
+    assert_eq!(
+        names(&catalog.search("building presentations", 5).await),
+        ["office:slides"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn small_typos_match() {
+    let catalog = memory_catalog(&[
+        (
+            "ops:kubernetes-deploy",
+            "Deploy a service to a Kubernetes cluster.",
+            "",
+        ),
+        ("ops:docker-build", "Build a Docker image.", ""),
+    ]);
+    // Two typos in a long word, one in a shorter one.
+    assert_eq!(
+        names(&catalog.search("kuberentes", 5).await),
+        ["ops:kubernetes-deploy"]
+    );
+    assert_eq!(
+        names(&catalog.search("dokcer", 5).await),
+        ["ops:docker-build"]
+    );
+    // A short word gets no typo budget: `doc` is not `docker`.
+    assert!(catalog.search("dcker", 5).await.len() <= 1);
+    assert!(catalog.search("qqqqqqq", 5).await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn qualified_and_bare_names_match() {
+    let catalog = memory_catalog(&[
+        ("pdf:reader", "Open documents.", ""),
+        ("epub:reader", "Open e-books.", ""),
+        // Mentions both words more than once, but is named otherwise.
+        (
+            "notes:summary",
+            "A reader of pdf files: any pdf, any reader.",
+            "",
+        ),
+    ]);
+    assert_eq!(
+        names(&catalog.search("pdf:reader", 5).await)[0],
+        "pdf:reader"
+    );
+    assert_eq!(
+        names(&catalog.search("epub:reader", 5).await)[0],
+        "epub:reader"
+    );
+    let bare = catalog.search("reader", 5).await;
+    assert_eq!(bare.len(), 3);
+    assert!(
+        names(&bare)[..2].contains(&"pdf:reader") && names(&bare)[..2].contains(&"epub:reader"),
+        "{:?}",
+        names(&bare)
+    );
+    assert_eq!(
+        names(&catalog.search("summary", 5).await),
+        ["notes:summary"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn body_terms_rank_below_name_and_description_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("finance");
+    write(
+        kit.join("skills/billing/SKILL.md"),
+        skill_md(
+            "billing",
+            "Create an invoice for a customer.",
+            "Fill in the form.\n",
+        ),
+    );
+    write(
+        kit.join("skills/ledger/SKILL.md"),
+        skill_md(
+            "ledger",
+            "Keep the accounts balanced.",
+            "Every invoice becomes a ledger line; an invoice paid twice is flagged. Invoice numbers are unique.\n",
+        ),
+    );
+    write(
+        kit.join("skills/taxes/SKILL.md"),
+        skill_md("taxes", "File the quarterly taxes.", "Ask an accountant.\n"),
+    );
+    let catalog = Catalog::builder().provider(Local::new(&kit)).build();
+    let hits = catalog.search("invoice", 5).await;
+    // The body is read from its file (a Local skill's body is not in memory).
+    assert_eq!(names(&hits), ["finance:billing", "finance:ledger"]);
+    assert!(hits[0].score > hits[1].score);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn local_add_edit_delete_reindex_only_that_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("tools");
+    for i in 0..100 {
+        write(
+            kit.join(format!("skills/tool-{i:03}/SKILL.md")),
+            skill_md(
+                &format!("tool-{i:03}"),
+                &format!("Tool number {i}."),
+                "Plain steps.\n",
+            ),
+        );
+    }
+    age(&kit);
+    let catalog = Catalog::builder().provider(Local::new(&kit)).build();
+    assert!(catalog.search("zebra", 5).await.is_empty());
+    bodies_indexed(&catalog).await;
+    assert_eq!(catalog.search_stats().reindexed, 100);
+    assert_eq!(catalog.search_stats().skills, 100);
+
+    // Added.
+    write(
+        kit.join("skills/zebra/SKILL.md"),
+        skill_md("zebra", "Draw zebra stripes.", "Use a striped brush.\n"),
+    );
+    assert_eq!(names(&catalog.search("zebra", 5).await), ["tools:zebra"]);
+    assert_eq!(catalog.search_stats().reindexed, 101);
+    // Its body is indexed with it (one skill: read before the answer).
+    assert_eq!(names(&catalog.search("brush", 5).await), ["tools:zebra"]);
+    let zebra = kit.join("skills/zebra/SKILL.md");
+    age_one(&zebra, &kit);
+    catalog.search("zebra", 5).await;
+    let settled = catalog.search_stats().reindexed;
+    assert!(settled <= 103, "{settled}");
+
+    // Edited: the old words leave, the new ones come, one skill re-indexed.
+    // (Aged, or `Local` re-reads the just-written file on every query, a new
+    // skill version each time.)
+    write(
+        &zebra,
+        skill_md("zebra", "Draw giraffe patches.", "Use a spotted brush.\n"),
+    );
+    age_one(&zebra, &kit);
+    assert_eq!(names(&catalog.search("giraffe", 5).await), ["tools:zebra"]);
+    assert!(catalog.search("stripes", 5).await.is_empty());
+    assert_eq!(names(&catalog.search("spotted", 5).await), ["tools:zebra"]);
+    assert_eq!(catalog.search_stats().reindexed, settled + 1);
+
+    // Deleted.
+    std::fs::remove_dir_all(kit.join("skills/zebra")).unwrap();
+    assert!(catalog.search("giraffe", 5).await.is_empty());
+    assert_eq!(catalog.search_stats().skills, 100);
+    assert_eq!(catalog.search_stats().reindexed, settled + 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn memory_put_and_delete_are_seen_by_the_next_search() {
+    let memory = Memory::new();
+    for i in 0..10 {
+        memory.put(Skill::new(format!("lib:item-{i}"), format!("Item {i}.")));
+    }
+    let catalog = Catalog::builder().provider(memory.clone()).build();
+    assert!(catalog.search("weather", 5).await.is_empty());
+    assert_eq!(catalog.search_stats().reindexed, 10);
+
+    memory.put(Skill::new("lib:weather", "Tell the weather forecast.").with_body("Ask the sky."));
+    assert_eq!(
+        names(&catalog.search("forecasts", 5).await),
+        ["lib:weather"]
+    );
+    assert_eq!(names(&catalog.search("sky", 5).await), ["lib:weather"]);
+    assert_eq!(catalog.search_stats().reindexed, 11);
+
+    memory.put(Skill::new("lib:weather", "Tell the tides.").with_body("Ask the sea."));
+    assert!(catalog.search("forecast", 5).await.is_empty());
+    assert_eq!(names(&catalog.search("tides", 5).await), ["lib:weather"]);
+    assert_eq!(catalog.search_stats().reindexed, 12);
+
+    memory.delete("lib:weather");
+    assert!(catalog.search("tides", 5).await.is_empty());
+    assert_eq!(catalog.search_stats().skills, 10);
+    assert_eq!(catalog.search_stats().reindexed, 12);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unchanged_catalog_reindexes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for k in 0..3 {
+        for i in 0..40 {
+            write(
+                dir.path().join(format!("kit{k}/s{i}/SKILL.md")),
+                skill_md(&format!("s{i}"), "Sort the socks.", "Pair them.\n"),
+            );
+        }
+    }
+    age(dir.path());
+    let memory = Memory::new();
+    memory.put(Skill::new("mem:one", "Sort the shoes."));
+    let catalog = Catalog::builder()
+        .provider(Local::each(dir.path()))
+        .provider(memory)
+        .build();
+    catalog.search("socks", 5).await;
+    bodies_indexed(&catalog).await;
+    let first = catalog.search_stats();
+    assert_eq!((first.skills, first.reindexed), (121, 121));
+    for _ in 0..3 {
+        assert_eq!(catalog.search("pair", 200).await.len(), 120);
+    }
+    assert_eq!(catalog.search_stats().reindexed, 121);
+    // A clone shares the index.
+    catalog.clone().search("shoes", 5).await;
+    assert_eq!(catalog.search_stats().reindexed, 121);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_first_build_reads_bodies_in_the_background() {
+    let memory = Memory::new();
+    for i in 0..500 {
+        let body = if i == 321 {
+            "The secret word is marmalade."
+        } else {
+            "Nothing here."
+        };
+        memory.put(Skill::new(format!("big:s{i:03}"), format!("Skill {i}.")).with_body(body));
+    }
+    let catalog = Catalog::builder().provider(memory).build();
+    // Names and descriptions answer at once.
+    assert_eq!(names(&catalog.search("big:s007", 1).await), ["big:s007"]);
+    bodies_indexed(&catalog).await;
+    assert_eq!(names(&catalog.search("marmalade", 5).await), ["big:s321"]);
+    assert_eq!(catalog.search_stats().reindexed, 500);
+}
+
+/// A toy model: each text is the counts of three topics' words.
+struct Topics;
+
+impl Embedder for Topics {
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let topics: [&[&str]; 3] = [
+            &["money", "invoice", "payment", "cash", "billing"],
+            &["picture", "photo", "image", "drawing"],
+            &["weather", "rain", "forecast"],
+        ];
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let text = text.to_lowercase();
+                topics
+                    .iter()
+                    .map(|words| words.iter().map(|w| text.matches(w).count() as f32).sum())
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+struct Failing;
+
+impl Embedder for Failing {
+    fn embed(&self, _: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Err("model not loaded".into())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_embedder_combines_with_the_lexical_score() {
+    let skills = [
+        ("fin:billing", "Send an invoice and track the payment.", ""),
+        // Lexically the better match for "payment cash" (a name word)…
+        (
+            "shop:cash-register",
+            "Keep cash; take a photo, picture and image of every receipt drawing.",
+            "",
+        ),
+        ("art:sketch", "Make a drawing.", ""),
+    ];
+    let lexical = memory_catalog(&skills);
+    assert_eq!(
+        names(&lexical.search("payment cash", 5).await)[0],
+        "shop:cash-register"
+    );
+    assert!(lexical.search("photograph", 5).await.is_empty());
+
+    let memory = Memory::new();
+    for (name, description, _) in skills {
+        memory.put(Skill::new(name, description));
+    }
+    let semantic = Catalog::builder().provider(memory).embedder(Topics).build();
+    // …but billing is all about money and the register mostly about
+    // pictures: 0.5 × lexical share + 0.5 × cosine puts billing first.
+    assert_eq!(
+        names(&semantic.search("payment cash", 5).await)[0],
+        "fin:billing"
+    );
+    // A word no skill contains is still found by meaning ("photo" is in it).
+    let by_meaning = semantic.search("photograph", 5).await;
+    assert_eq!(names(&by_meaning), ["art:sketch", "shop:cash-register"]);
+
+    // A failing embedder leaves the lexical ranking.
+    let memory = Memory::new();
+    for (name, description, _) in skills {
+        memory.put(Skill::new(name, description));
+    }
+    let failing = Catalog::builder()
+        .provider(memory)
+        .embedder(Failing)
+        .build();
+    assert_eq!(
+        names(&failing.search("payment cash", 5).await)[0],
+        "shop:cash-register"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_stays_right_when_the_index_drops_its_dead_entries() {
+    let memory = Memory::new();
+    let put_all = |word: &str, count: usize| {
+        for i in 0..count {
+            memory.put(Skill::new(
+                format!("k:s{i:04}"),
+                format!("{word} number {i}."),
+            ));
+        }
+    };
+    put_all("Alpha", 1500);
+    let catalog = Catalog::builder().provider(memory.clone()).build();
+    assert_eq!(catalog.search("alpha", 2000).await.len(), 1500);
+    bodies_indexed(&catalog).await;
+    let before = catalog.search_stats().index_bytes;
+    // Every skill changes, then most leave: dead entries outnumber live
+    // ones, and the index renumbers what stays.
+    put_all("Beta", 1500);
+    for i in 500..1500 {
+        memory.delete(&format!("k:s{i:04}"));
+    }
+    assert_eq!(catalog.search("beta", 2000).await.len(), 500);
+    bodies_indexed(&catalog).await;
+    assert!(catalog.search("alpha", 2000).await.is_empty());
+    // Smaller than with the 1,500 first versions alone: the dead ones left.
+    assert!(catalog.search_stats().index_bytes < before, "compacted");
+    assert_eq!(names(&catalog.search("k:s0123", 1).await), ["k:s0123"]);
+    memory.put(Skill::new("k:s0007", "Gamma rays."));
+    assert_eq!(names(&catalog.search("gamma", 5).await), ["k:s0007"]);
+    assert_eq!(catalog.search("beta", 2000).await.len(), 499);
+    let stats = catalog.search_stats();
+    assert_eq!((stats.skills, stats.reindexed), (500, 1500 + 500 + 1));
+}
