@@ -129,6 +129,8 @@ impl Mcp {
     }
 }
 
+// Not listed among "the types that are providers" when a type is none.
+#[diagnostic::do_not_recommend]
 #[async_trait::async_trait]
 impl KitProvider for Mcp {
     /// `mcp:<label>`, or `mcp:<endpoint>` before a label is known (never a
