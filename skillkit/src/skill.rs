@@ -16,7 +16,7 @@ use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
 pub use body::{Body, BodyError};
 #[cfg(any(feature = "mcp", feature = "agent"))]
-pub(crate) use files::resolve_file;
+pub(crate) use files::{resolve_file, resolve_folder};
 pub(crate) use more::{Maps, More};
 pub use render::Arguments;
 

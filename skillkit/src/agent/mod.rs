@@ -64,6 +64,7 @@ mod event;
 mod handle;
 mod history;
 mod names;
+pub(crate) use names::WireNames;
 mod options;
 mod run;
 mod schema;

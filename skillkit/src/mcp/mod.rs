@@ -71,6 +71,7 @@
 
 mod answer;
 mod changes;
+mod digests;
 mod files;
 mod http;
 mod jsonrpc;
@@ -79,6 +80,7 @@ mod pages;
 mod params;
 mod prompts;
 mod resources;
+mod skills;
 mod stdio;
 mod tools;
 
@@ -99,17 +101,21 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig,
+    GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation, ListPromptsResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext, ServerInitializeError};
+use rmcp::service::{
+    NotificationContext, RequestContext, ServerInitializeError, SubscriptionContext,
+};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
 use crate::agent::script::{ScriptOptions, Scripts};
 use crate::agent::{DEFAULT_TOOL_TIMEOUT, ToolCache};
 use crate::catalog::{Catalog, Snapshot};
 use changes::Changes;
+use digests::Digests;
 
 /// What the server tells a client about itself when it connects.
 const INSTRUCTIONS: &str = "This server serves Agent Skills: instructions for specific tasks. \
@@ -140,6 +146,8 @@ pub struct McpServer {
     scripts: Option<Arc<Scripts>>,
     /// Whether this connection's client is told of changes yet.
     joined: AtomicBool,
+    /// The digests of the skills extension's manifests, per file version.
+    digests: Arc<Digests>,
 }
 
 impl Clone for McpServer {
@@ -153,6 +161,7 @@ impl Clone for McpServer {
             tool_timeout: self.tool_timeout,
             scripts: self.scripts.clone(),
             joined: AtomicBool::new(false),
+            digests: Arc::clone(&self.digests),
         }
     }
 }
@@ -215,6 +224,7 @@ impl McpServer {
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
             scripts: None,
             joined: AtomicBool::new(false),
+            digests: Arc::default(),
         }
     }
 
@@ -318,6 +328,13 @@ impl McpServer {
         Ok(())
     }
 
+    /// How many files the server has read and hashed for the skills
+    /// extension's manifests (each file once per version): a test hook.
+    #[doc(hidden)]
+    pub fn digests_computed(&self) -> usize {
+        self.digests.computed()
+    }
+
     /// A snapshot of the catalog, compared with the previous query (telling
     /// every client of a change), with `peer` told of changes from now on.
     async fn snapshot(&self, peer: &Peer<RoleServer>) -> Snapshot {
@@ -339,6 +356,7 @@ impl ServerHandler for McpServer {
             .enable_prompts_list_changed()
             .enable_resources()
             .enable_resources_list_changed()
+            .enable_skills_with_directory_read()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillkit", env!("CARGO_PKG_VERSION")))
@@ -429,6 +447,67 @@ impl ServerHandler for McpServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
         Ok(resources::read(&snapshot, &request.uri)?.into())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = pages::cursor(request.as_ref())?;
+        let snapshot = self.snapshot(&context.peer).await;
+        let digests = Arc::clone(&self.digests);
+        let page_size = self.page_size;
+        // Reading files to digest them is blocking work.
+        tokio::task::spawn_blocking(move || {
+            skills::list(&snapshot, &digests, cursor.as_deref(), page_size)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let snapshot = self.snapshot(&context.peer).await;
+        let digests = Arc::clone(&self.digests);
+        tokio::task::spawn_blocking(move || skills::get(&snapshot, &digests, &request.uri))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let cursor = pages::key(request.cursor.as_deref())?;
+        let snapshot = self.snapshot(&context.peer).await;
+        skills::directory(&snapshot, &request.uri, cursor.as_deref(), self.page_size)
+    }
+
+    /// `subscriptions/listen` (revision 2026-07-28): every list-changed
+    /// notification the client asks for (rmcp keeps to those advertised).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = requested.clone();
+        // This server has no `resources/subscribe` updates to send.
+        accepted.resource_subscriptions = None;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        // The query changes are told against, from the start of the stream.
+        let snapshot = self.catalog.snapshot().await;
+        self.changes.observe(&snapshot);
+        let number = self.changes.listen(context.sink().clone());
+        context.cancelled().await;
+        self.changes.unlisten(number);
+        Ok(())
     }
 
     /// A request rmcp could not read as any method's: `-32602` when the
