@@ -98,6 +98,7 @@ fn dropped_params(message: &ClientJsonRpcMessage, bytes: &[u8]) -> Option<String
         ClientRequest::ListPromptsRequest(r) => r.params.is_none(),
         ClientRequest::ListResourcesRequest(r) => r.params.is_none(),
         ClientRequest::ListResourceTemplatesRequest(r) => r.params.is_none(),
+        ClientRequest::ListSkillsRequest(r) => r.params.is_none(),
         _ => false,
     };
     if !dropped {
