@@ -41,7 +41,7 @@ pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_secs(2);
 
 /// What the lists of one snapshot show, hashed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Lists {
+pub(super) struct Lists {
     tools: u64,
     prompts: u64,
     resources: u64,
@@ -152,6 +152,29 @@ impl Changes {
         }
         self.start_polling();
         number
+    }
+
+    /// What the lists showed at the last query (`None` before the first).
+    pub(super) fn lists(&self) -> Option<Lists> {
+        self.state.lock().ok().and_then(|state| state.lists)
+    }
+
+    /// Tells `sink` of each list that changed since they showed `since`:
+    /// a stream is acknowledged before it is registered, so a change found
+    /// in between (by the poll, or a request) is told this way.
+    pub(super) async fn catch_up(&self, sink: &SubscriptionSink, since: Option<Lists>) {
+        let (Some(since), Some(now)) = (since, self.lists()) else {
+            return;
+        };
+        if now.tools != since.tools {
+            let _ = sink.notify_tool_list_changed().await;
+        }
+        if now.prompts != since.prompts {
+            let _ = sink.notify_prompt_list_changed().await;
+        }
+        if now.resources != since.resources {
+            let _ = sink.notify_resource_list_changed().await;
+        }
     }
 
     /// Stops telling the stream `number` of changes.

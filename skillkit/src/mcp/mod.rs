@@ -20,15 +20,32 @@
 //!   agent runtime's path: its input checked against the tool's schema, the
 //!   tool stopped after [`McpServer::tool_timeout`], a tool that asks for a
 //!   decision answered with an error result (the server cannot ask back);
-//! * prompts: one per skill, named by its full name, with one `arguments`
-//!   argument; `prompts/get` returns the body rendered with them;
+//!   The three own tools are annotated `readOnlyHint: true`; `list_skills`
+//!   has an `outputSchema` and returns `structuredContent`;
+//! * prompts: one per skill, named safely for slash-command menus (the full
+//!   name under the agent's wire-name rule, `files:read` → `files_read`,
+//!   reversible; titled by the full name), with one `arguments` argument;
+//!   `prompts/get` (by that name or the full name) returns the body rendered
+//!   with them;
 //! * resources: each skill's `SKILL.md` as `skill://<kit>/<skill>/SKILL.md`
 //!   and the files beside it as `skill://<kit>/<skill>/<path>`;
+//! * MCP's skills extension (`io.modelcontextprotocol/skills`, with
+//!   `directoryRead`): `skills/list`, `skills/get` (each skill's frontmatter
+//!   as written and a manifest of its files with `sha256` digests, computed
+//!   once per file version; `"dynamic"` for a skill without a file) and
+//!   `resources/directory/read` (see the `skills` module's docs);
 //! * change notifications: `notifications/tools/list_changed`,
 //!   `prompts/list_changed` and `resources/list_changed` (advertised with
-//!   `listChanged: true`), sent to every connected client when a query (a
-//!   request, or the poll every [`DEFAULT_WATCH_INTERVAL`] while a client is
-//!   connected, see [`McpServer::watch`]) finds that list changed.
+//!   `listChanged: true`), sent to every connected client, and on every
+//!   `subscriptions/listen` stream (revision 2026-07-28) that asked for
+//!   them, when a query (a request, or the poll every
+//!   [`DEFAULT_WATCH_INTERVAL`] while a client is connected, see
+//!   [`McpServer::watch`]) finds that list changed.
+//!
+//! Revisions: 2024-11-05 to 2025-11-25 through `initialize` (sessions), and
+//! 2026-07-28 through `server/discover`, served completely
+//! (`subscriptions/listen`; every cacheable result carries `ttlMs: 0` and
+//! `cacheScope: "private"`, as each request reads the catalog afresh).
 //!
 //! Lists are paginated ([`DEFAULT_PAGE_SIZE`] items a page). A tool call that
 //! cannot be carried out (an unknown skill, a missing or malformed argument, a
@@ -95,8 +112,8 @@ pub use pages::DEFAULT_PAGE_SIZE;
 pub use rmcp;
 pub use stdio::{JsonLines, MAX_LINE_BYTES};
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -148,6 +165,9 @@ pub struct McpServer {
     joined: AtomicBool,
     /// The digests of the skills extension's manifests, per file version.
     digests: Arc<Digests>,
+    /// What the lists showed when this connection's last
+    /// `subscriptions/listen` was accepted (see `listen`).
+    listen_since: Mutex<Option<changes::Lists>>,
 }
 
 impl Clone for McpServer {
@@ -162,6 +182,7 @@ impl Clone for McpServer {
             scripts: self.scripts.clone(),
             joined: AtomicBool::new(false),
             digests: Arc::clone(&self.digests),
+            listen_since: Mutex::default(),
         }
     }
 }
@@ -225,6 +246,7 @@ impl McpServer {
             scripts: None,
             joined: AtomicBool::new(false),
             digests: Arc::default(),
+            listen_since: Mutex::default(),
         }
     }
 
@@ -497,14 +519,20 @@ impl ServerHandler for McpServer {
         let mut accepted = requested.clone();
         // This server has no `resources/subscribe` updates to send.
         accepted.resource_subscriptions = None;
+        // What the lists show before the stream is acknowledged: a change
+        // found before it is registered is told by `listen`.
+        if let Ok(mut since) = self.listen_since.lock() {
+            *since = self.changes.lists();
+        }
         Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        // The query changes are told against, from the start of the stream.
+        let since = self.listen_since.lock().ok().and_then(|mut s| s.take());
+        let number = self.changes.listen(context.sink().clone());
         let snapshot = self.catalog.snapshot().await;
         self.changes.observe(&snapshot);
-        let number = self.changes.listen(context.sink().clone());
+        self.changes.catch_up(context.sink(), since).await;
         context.cancelled().await;
         self.changes.unlisten(number);
         Ok(())
