@@ -13,6 +13,7 @@ and `--bench llm_decode`; then the peers: bench/peers/discovery.py on the
 corpus and on the generated 1,000 and 10,000 skill catalogs, and
 bench/peers/anthropic_sdk_decode_bench.py. Results are kept in
 target/bench-report.json; criterion's own are under target/criterion.
+Hand-written sections in bench/sections/*.md are appended as they are.
 """
 
 import json
@@ -200,6 +201,9 @@ def write(rows):
                 "| bench | median |", "|---|---:|"] + [f"| {n} | {fmt(t)} |" for n, t in corpus] + [""]
     except FileNotFoundError:
         pass
+    # Hand-written sections (bench/sections/*.md), kept as they are.
+    for section in sorted((ROOT / "bench" / "sections").glob("*.md")):
+        out += [section.read_text().rstrip("\n"), ""]
     (ROOT / "bench" / "README.md").write_text("\n".join(out))
 
 

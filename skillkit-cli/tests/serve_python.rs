@@ -1,7 +1,11 @@
 //! Agreement with the official Python MCP SDK (PyPI `mcp`): as a second,
 //! independent client of the real `skillkit serve`, over stdio and over
 //! Streamable HTTP on 127.0.0.1, it lists the same tools, prompts and
-//! resources and gets the same results as rmcp's client.
+//! resources and gets the same results as rmcp's client; and its 2.x
+//! `Client` in its default mode (revision 2026-07-28 through
+//! `server/discover`) and its legacy mode gets the skills extension, checks
+//! every digest itself, and learns of an edit through `subscriptions/listen`
+//! (`bench/peers/mcp_skills_client.py`).
 //!
 //! Needs Python with `mcp` importable: `bench/peers/setup.sh` installs it into
 //! `bench/peers/.venv`, which this test prefers; else `$SKILLKIT_PYTHON`, else
