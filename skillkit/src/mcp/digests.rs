@@ -42,15 +42,19 @@ impl Digests {
     /// The facts of the file at `path` (its frontmatter too when
     /// `frontmatter`), from the cache when its stamp is unchanged.
     pub(super) fn of(&self, path: &Path, frontmatter: bool) -> std::io::Result<Arc<Facts>> {
-        let (mut file, meta) = skillkit_parser::open_file(path)?;
-        let stamp = Stamp::from_metadata(&meta);
-        if let Ok(files) = self.files.lock()
+        // A stat proves a known version unchanged; only a new one is opened
+        // (as every reader opens a skill's files: never blocking, refusing
+        // what is not a regular file).
+        if let Ok(meta) = std::fs::metadata(path)
+            && let Ok(files) = self.files.lock()
             && let Some((known, facts)) = files.get(path)
-            && *known == stamp
+            && *known == Stamp::from_metadata(&meta)
             && (!frontmatter || facts.frontmatter.is_some())
         {
             return Ok(Arc::clone(facts));
         }
+        let (mut file, meta) = skillkit_parser::open_file(path)?;
+        let stamp = Stamp::from_metadata(&meta);
         let read_at = SystemTime::now();
         let mut hash = Sha256::new();
         let mut kept = Vec::new();
