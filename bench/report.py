@@ -13,6 +13,7 @@ and `--bench llm_decode`; then the peers: bench/peers/discovery.py on the
 corpus and on the generated 1,000 and 10,000 skill catalogs, and
 bench/peers/anthropic_sdk_decode_bench.py. Results are kept in
 target/bench-report.json; criterion's own are under target/criterion.
+Hand-written sections in bench/sections/*.md are appended as they are.
 """
 
 import json

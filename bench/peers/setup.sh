@@ -16,9 +16,13 @@ if [ ! -x "$here/.venv/bin/python" ]; then
 fi
 "$here/.venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 "$here/.venv/bin/python" -c 'import anthropic, mcp.client.stdio; from importlib.metadata import version; print("bench/peers ready: anthropic", anthropic.__version__, "mcp", version("mcp"))'
-# The npm peers (needs node and npm).
-npm install --prefix "$here" --no-audit --no-fund --save-exact \
-    @modelcontextprotocol/server-everything@2026.8.31
+# The npm peers (needs node and npm), pinned here and in package-lock.json:
+# server-everything (the official TypeScript SDK's example server, for
+# tests/tests/agent_mcp.rs) and the official TypeScript MCP SDK (its client,
+# for skillkit-cli/tests/serve_typescript.rs, driven by mcp_client.mjs).
+npm install --prefix "$here" --no-audit --no-fund --save-exact --loglevel=error \
+    @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/sdk@1.32.2
 test -x "$here/node_modules/.bin/mcp-server-everything"
+node -e 'console.log("bench/peers ready: @modelcontextprotocol/sdk", require(process.argv[1]).version)' "$here/node_modules/@modelcontextprotocol/sdk/package.json"
 # PostgreSQL's programs, for the SQL provider's PostgreSQL tests.
 "$here/../setup-postgres.sh"

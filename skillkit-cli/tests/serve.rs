@@ -147,7 +147,7 @@ async fn one_prompt_per_skill_rendered_with_its_arguments() {
 
     let prompts = client.list_all_prompts().await.unwrap();
     let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["notes:search", "notes:tidy"]);
+    assert_eq!(names, ["notes_search", "notes_tidy"]);
     assert_eq!(prompts[0].description.as_deref(), Some("Search the notes."));
     let arguments = prompts[0].arguments.as_ref().unwrap();
     assert_eq!(arguments.len(), 1);
@@ -387,7 +387,7 @@ async fn a_skill_edited_on_disk_is_notified_over_stdio() {
     // The client asks nothing more: the server's poll finds the edits.
     edits_are_notified(&notes, &mut notifications).await;
     let prompts = client.list_all_prompts().await.unwrap();
-    assert!(prompts.iter().any(|p| p.name == "notes:plan"));
+    assert!(prompts.iter().any(|p| p.name == "notes_plan"));
     client.cancel().await.unwrap();
 }
 

@@ -17,6 +17,8 @@ use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 pub use body::{Body, BodyError, BodySource};
 #[cfg(any(feature = "mcp", feature = "agent"))]
 pub(crate) use files::resolve_file;
+#[cfg(feature = "mcp")]
+pub(crate) use files::resolve_folder;
 pub(crate) use more::{Maps, More};
 pub use render::Arguments;
 

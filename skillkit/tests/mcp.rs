@@ -144,7 +144,7 @@ async fn lists_are_paginated_by_the_page_size() {
         ))
         .await
         .unwrap();
-    assert_eq!(second.prompts[0].name, "kit:s2");
+    assert_eq!(second.prompts[0].name, "kit_s2");
     assert_eq!(client.list_all_prompts().await.unwrap().len(), 5);
     assert_eq!(client.list_all_tools().await.unwrap().len(), 3);
     let resources = client.list_all_resources().await.unwrap();
@@ -398,7 +398,7 @@ async fn wrong_params_of_a_known_method_are_invalid_params_on_stdio() {
     let second = lines
         .ask(&json!({"jsonrpc": "2.0", "id": 22, "method": "prompts/list", "params": {"cursor": cursor}}))
         .await;
-    assert_eq!(second["result"]["prompts"][0]["name"], "kit:s2", "{second}");
+    assert_eq!(second["result"]["prompts"][0]["name"], "kit_s2", "{second}");
 }
 
 // ---- One path runs a tool, for the agent and the server ----
@@ -595,7 +595,9 @@ async fn prompts_are_for_people_and_tools_for_the_model() {
     // Prompts: what a person may run, with the argument hint.
     let prompts = client.list_all_prompts().await.unwrap();
     let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["ops:deploy", "ops:fix-issue"]);
+    // Named safely for slash-command menus, titled by the skill's full name.
+    assert_eq!(names, ["ops_deploy", "ops_fix-issue"]);
+    assert_eq!(prompts[0].title.as_deref(), Some("ops:deploy"));
     let hint = prompts[1].arguments.as_ref().unwrap()[0]
         .description
         .clone();
@@ -609,6 +611,16 @@ async fn prompts_are_for_people_and_tools_for_the_model() {
         .await
         .unwrap();
     assert!(format!("{:?}", deployed.messages).contains("Deploy v2."));
+    // The safe name is taken as the full name is.
+    let safe = client
+        .get_prompt({
+            let mut request = GetPromptRequestParams::new("ops_deploy");
+            request.arguments = json!({"arguments": "v3"}).as_object().cloned();
+            request
+        })
+        .await
+        .unwrap();
+    assert!(format!("{:?}", safe.messages).contains("Deploy v3."));
     assert!(
         client
             .get_prompt(GetPromptRequestParams::new("ops:legacy"))

@@ -72,6 +72,8 @@ mod listing;
 #[cfg(feature = "mcp-client")]
 mod mcp;
 mod names;
+#[cfg(feature = "mcp")]
+pub(crate) use names::WireNames;
 mod options;
 mod run;
 mod schema;

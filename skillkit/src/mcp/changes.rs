@@ -1,7 +1,12 @@
 //! Change notifications: every catalog query of the server (a request, or
 //! the background poll) is compared with the one before, and each list that
-//! changed (`tools`, `prompts`, `resources`) is announced to every connected
-//! client with its `notifications/*/list_changed`.
+//! changed (`tools`, `prompts`, `resources`) is announced with its
+//! `notifications/*/list_changed`: to every client connected by the
+//! `initialize` handshake, and on every open `subscriptions/listen` stream
+//! (revision 2026-07-28) that asked for that list. A skill's entry of the
+//! skills extension is made of resources, so a change of `skills/list` (an
+//! edited `SKILL.md`: its stamp is part of the resources' hash) is told as
+//! `resources/list_changed`, as the extension says.
 //!
 //! The comparison is cheap: when every skill of the snapshot is the same
 //! `Arc` as at the previous query (providers keep the skills they did not
@@ -17,7 +22,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
+use skillkit_parser::layout::Stamp;
 
 use crate::agent::{ToolCache, ToolSet};
 use crate::catalog::{Catalog, Snapshot};
@@ -34,7 +41,7 @@ pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_secs(2);
 
 /// What the lists of one snapshot show, hashed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Lists {
+pub(super) struct Lists {
     tools: u64,
     prompts: u64,
     resources: u64,
@@ -52,6 +59,9 @@ impl Lists {
                 (&skill.name, &skill.description, skill.argument_hint()).hash(&mut prompts);
             }
             (&skill.name, &skill.description, &skill.location).hash(&mut resources);
+            if let Some(location) = skill.location.as_deref() {
+                format!("{:?}", Stamp::of(location)).hash(&mut resources);
+            }
         }
         for (definition, full) in tools.definitions.iter().zip(tools.full_names.iter()) {
             (&definition.name, full, &definition.description).hash(&mut tool_hash);
@@ -71,6 +81,9 @@ struct State {
     skills: Vec<Arc<Skill>>,
     lists: Option<Lists>,
     peers: Vec<Peer<RoleServer>>,
+    /// The open `subscriptions/listen` streams, by a number of their own.
+    listeners: Vec<(u64, SubscriptionSink)>,
+    next_listener: u64,
 }
 
 /// The change watch of one server, shared by all its connections.
@@ -124,6 +137,54 @@ impl Changes {
         if let Ok(mut state) = self.state.lock() {
             state.peers.push(peer);
         }
+        self.start_polling();
+    }
+
+    /// Tells `sink` (an open `subscriptions/listen` stream) of the changes
+    /// found from now on, until [`unlisten`](Self::unlisten) with the number
+    /// returned; starts the poll when it is not running.
+    pub(super) fn listen(self: &Arc<Self>, sink: SubscriptionSink) -> u64 {
+        let mut number = 0;
+        if let Ok(mut state) = self.state.lock() {
+            number = state.next_listener;
+            state.next_listener += 1;
+            state.listeners.push((number, sink));
+        }
+        self.start_polling();
+        number
+    }
+
+    /// What the lists showed at the last query (`None` before the first).
+    pub(super) fn lists(&self) -> Option<Lists> {
+        self.state.lock().ok().and_then(|state| state.lists)
+    }
+
+    /// Tells `sink` of each list that changed since they showed `since`:
+    /// a stream is acknowledged before it is registered, so a change found
+    /// in between (by the poll, or a request) is told this way.
+    pub(super) async fn catch_up(&self, sink: &SubscriptionSink, since: Option<Lists>) {
+        let (Some(since), Some(now)) = (since, self.lists()) else {
+            return;
+        };
+        if now.tools != since.tools {
+            let _ = sink.notify_tool_list_changed().await;
+        }
+        if now.prompts != since.prompts {
+            let _ = sink.notify_prompt_list_changed().await;
+        }
+        if now.resources != since.resources {
+            let _ = sink.notify_resource_list_changed().await;
+        }
+    }
+
+    /// Stops telling the stream `number` of changes.
+    pub(super) fn unlisten(&self, number: u64) {
+        if let Ok(mut state) = self.state.lock() {
+            state.listeners.retain(|(n, _)| *n != number);
+        }
+    }
+
+    fn start_polling(self: &Arc<Self>) {
         if let Some(interval) = self.interval
             && !self.polling.swap(true, Ordering::AcqRel)
         {
@@ -159,9 +220,28 @@ impl Changes {
         }
         state.peers.retain(|peer| !peer.is_transport_closed());
         let peers = state.peers.clone();
+        let listeners: Vec<SubscriptionSink> =
+            state.listeners.iter().map(|(_, s)| s.clone()).collect();
         drop(state);
-        tracing::debug!(clients = peers.len(), "the catalog changed");
+        tracing::debug!(
+            clients = peers.len(),
+            streams = listeners.len(),
+            "the catalog changed"
+        );
         tokio::spawn(async move {
+            // Each stream gets what it asked for (the sink drops the rest); a
+            // stream that ended meanwhile refuses, and is removed by its end.
+            for sink in listeners {
+                if lists.tools != before.tools {
+                    let _ = sink.notify_tool_list_changed().await;
+                }
+                if lists.prompts != before.prompts {
+                    let _ = sink.notify_prompt_list_changed().await;
+                }
+                if lists.resources != before.resources {
+                    let _ = sink.notify_resource_list_changed().await;
+                }
+            }
             for peer in peers {
                 // A client that left meanwhile is dropped at the next change.
                 if lists.tools != before.tools {
@@ -181,7 +261,7 @@ impl Changes {
     fn watched(&self) -> bool {
         self.state.lock().is_ok_and(|mut state| {
             state.peers.retain(|peer| !peer.is_transport_closed());
-            !state.peers.is_empty()
+            !state.peers.is_empty() || !state.listeners.is_empty()
         })
     }
 }

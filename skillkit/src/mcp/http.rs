@@ -360,10 +360,10 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
         bytes.extend_from_slice(&chunk);
     }
-    let (status, answer) = match jsonrpc::read(&bytes) {
-        Read::Message(_) => (StatusCode::OK, None),
-        Read::Malformed { answer, .. } => (StatusCode::BAD_REQUEST, Some(answer)),
-        Read::InvalidParams { answer } => (StatusCode::OK, Some(answer)),
+    let (status, answer, stream) = match jsonrpc::read(&bytes) {
+        Read::Message(message) => (StatusCode::OK, None, jsonrpc::is_listen(&message)),
+        Read::Malformed { answer, .. } => (StatusCode::BAD_REQUEST, Some(answer), false),
+        Read::InvalidParams { answer } => (StatusCode::OK, Some(answer), false),
     };
     if let Some(answer) = answer {
         let json = [(header::CONTENT_TYPE, "application/json")];
@@ -373,7 +373,12 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    answer::whole(json, response).await
+    // A `subscriptions/listen` stream lasts as long as the subscription: it
+    // is sent as it comes, event by event.
+    match stream {
+        true => response,
+        false => answer::whole(json, response).await,
+    }
 }
 
 /// A `DELETE` ending a session: 404 when there is no such session (it

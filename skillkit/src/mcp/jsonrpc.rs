@@ -81,6 +81,12 @@ pub(super) fn read(bytes: &[u8]) -> Read {
     }
 }
 
+/// Whether `message` opens a `subscriptions/listen` stream.
+pub(super) fn is_listen(message: &ClientJsonRpcMessage) -> bool {
+    matches!(message, JsonRpcMessage::Request(request)
+        if matches!(request.request, ClientRequest::SubscriptionsListenRequest(_)))
+}
+
 /// The `-32602` answer to a list request read without params when `bytes`
 /// has params, which rmcp dropped because they are not a page's.
 fn dropped_params(message: &ClientJsonRpcMessage, bytes: &[u8]) -> Option<String> {
@@ -92,6 +98,7 @@ fn dropped_params(message: &ClientJsonRpcMessage, bytes: &[u8]) -> Option<String
         ClientRequest::ListPromptsRequest(r) => r.params.is_none(),
         ClientRequest::ListResourcesRequest(r) => r.params.is_none(),
         ClientRequest::ListResourceTemplatesRequest(r) => r.params.is_none(),
+        ClientRequest::ListSkillsRequest(r) => r.params.is_none(),
         _ => false,
     };
     if !dropped {

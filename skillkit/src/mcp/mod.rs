@@ -20,15 +20,32 @@
 //!   agent runtime's path: its input checked against the tool's schema, the
 //!   tool stopped after [`McpServer::tool_timeout`], a tool that asks for a
 //!   decision answered with an error result (the server cannot ask back);
-//! * prompts: one per skill, named by its full name, with one `arguments`
-//!   argument; `prompts/get` returns the body rendered with them;
+//!   The three own tools are annotated `readOnlyHint: true`; `list_skills`
+//!   has an `outputSchema` and returns `structuredContent`;
+//! * prompts: one per skill, named safely for slash-command menus (the full
+//!   name under the agent's wire-name rule, `files:read` → `files_read`,
+//!   reversible; titled by the full name), with one `arguments` argument;
+//!   `prompts/get` (by that name or the full name) returns the body rendered
+//!   with them;
 //! * resources: each skill's `SKILL.md` as `skill://<kit>/<skill>/SKILL.md`
 //!   and the files beside it as `skill://<kit>/<skill>/<path>`;
+//! * MCP's skills extension (`io.modelcontextprotocol/skills`, with
+//!   `directoryRead`): `skills/list`, `skills/get` (each skill's frontmatter
+//!   as written and a manifest of its files with `sha256` digests, computed
+//!   once per file version; `"dynamic"` for a skill without a file) and
+//!   `resources/directory/read` (see the `skills` module's docs);
 //! * change notifications: `notifications/tools/list_changed`,
 //!   `prompts/list_changed` and `resources/list_changed` (advertised with
-//!   `listChanged: true`), sent to every connected client when a query (a
-//!   request, or the poll every [`DEFAULT_WATCH_INTERVAL`] while a client is
-//!   connected, see [`McpServer::watch`]) finds that list changed.
+//!   `listChanged: true`), sent to every connected client, and on every
+//!   `subscriptions/listen` stream (revision 2026-07-28) that asked for
+//!   them, when a query (a request, or the poll every
+//!   [`DEFAULT_WATCH_INTERVAL`] while a client is connected, see
+//!   [`McpServer::watch`]) finds that list changed.
+//!
+//! Revisions: 2024-11-05 to 2025-11-25 through `initialize` (sessions), and
+//! 2026-07-28 through `server/discover`, served completely
+//! (`subscriptions/listen`; every cacheable result carries `ttlMs: 0` and
+//! `cacheScope: "private"`, as each request reads the catalog afresh).
 //!
 //! Lists are paginated ([`DEFAULT_PAGE_SIZE`] items a page). A tool call that
 //! cannot be carried out (an unknown skill, a missing or malformed argument, a
@@ -71,6 +88,7 @@
 
 mod answer;
 mod changes;
+mod digests;
 mod files;
 mod http;
 mod jsonrpc;
@@ -79,6 +97,7 @@ mod pages;
 mod params;
 mod prompts;
 mod resources;
+mod skills;
 mod stdio;
 mod tools;
 
@@ -93,23 +112,27 @@ pub use pages::DEFAULT_PAGE_SIZE;
 pub use rmcp;
 pub use stdio::{JsonLines, MAX_LINE_BYTES};
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig,
+    GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation, ListPromptsResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext, ServerInitializeError};
+use rmcp::service::{
+    NotificationContext, RequestContext, ServerInitializeError, SubscriptionContext,
+};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
 use crate::agent::script::{ScriptOptions, Scripts};
 use crate::agent::{DEFAULT_TOOL_TIMEOUT, ToolCache};
 use crate::catalog::{Catalog, Snapshot};
 use changes::Changes;
+use digests::Digests;
 
 /// What the server tells a client about itself when it connects.
 const INSTRUCTIONS: &str = "This server serves Agent Skills: instructions for specific tasks. \
@@ -140,6 +163,11 @@ pub struct McpServer {
     scripts: Option<Arc<Scripts>>,
     /// Whether this connection's client is told of changes yet.
     joined: AtomicBool,
+    /// The digests of the skills extension's manifests, per file version.
+    digests: Arc<Digests>,
+    /// What the lists showed when this connection's last
+    /// `subscriptions/listen` was accepted (see `listen`).
+    listen_since: Mutex<Option<changes::Lists>>,
 }
 
 impl Clone for McpServer {
@@ -153,6 +181,8 @@ impl Clone for McpServer {
             tool_timeout: self.tool_timeout,
             scripts: self.scripts.clone(),
             joined: AtomicBool::new(false),
+            digests: Arc::clone(&self.digests),
+            listen_since: Mutex::default(),
         }
     }
 }
@@ -215,6 +245,8 @@ impl McpServer {
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
             scripts: None,
             joined: AtomicBool::new(false),
+            digests: Arc::default(),
+            listen_since: Mutex::default(),
         }
     }
 
@@ -318,6 +350,13 @@ impl McpServer {
         Ok(())
     }
 
+    /// How many files the server has read and hashed for the skills
+    /// extension's manifests (each file once per version): a test hook.
+    #[doc(hidden)]
+    pub fn digests_computed(&self) -> usize {
+        self.digests.computed()
+    }
+
     /// A snapshot of the catalog, compared with the previous query (telling
     /// every client of a change), with `peer` told of changes from now on.
     async fn snapshot(&self, peer: &Peer<RoleServer>) -> Snapshot {
@@ -339,6 +378,7 @@ impl ServerHandler for McpServer {
             .enable_prompts_list_changed()
             .enable_resources()
             .enable_resources_list_changed()
+            .enable_skills_with_directory_read()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillkit", env!("CARGO_PKG_VERSION")))
@@ -437,6 +477,73 @@ impl ServerHandler for McpServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
         Ok(resources::read(&snapshot, &request.uri)?.into())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = pages::cursor(request.as_ref())?;
+        let snapshot = self.snapshot(&context.peer).await;
+        let digests = Arc::clone(&self.digests);
+        let page_size = self.page_size;
+        // Reading files to digest them is blocking work.
+        tokio::task::spawn_blocking(move || {
+            skills::list(&snapshot, &digests, cursor.as_deref(), page_size)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let snapshot = self.snapshot(&context.peer).await;
+        let digests = Arc::clone(&self.digests);
+        tokio::task::spawn_blocking(move || skills::get(&snapshot, &digests, &request.uri))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let cursor = pages::key(request.cursor.as_deref())?;
+        let snapshot = self.snapshot(&context.peer).await;
+        skills::directory(&snapshot, &request.uri, cursor.as_deref(), self.page_size)
+    }
+
+    /// `subscriptions/listen` (revision 2026-07-28): every list-changed
+    /// notification the client asks for (rmcp keeps to those advertised).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = requested.clone();
+        // This server has no `resources/subscribe` updates to send.
+        accepted.resource_subscriptions = None;
+        // What the lists show before the stream is acknowledged: a change
+        // found before it is registered is told by `listen`.
+        if let Ok(mut since) = self.listen_since.lock() {
+            *since = self.changes.lists();
+        }
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let since = self.listen_since.lock().ok().and_then(|mut s| s.take());
+        let number = self.changes.listen(context.sink().clone());
+        let snapshot = self.catalog.snapshot().await;
+        self.changes.observe(&snapshot);
+        self.changes.catch_up(context.sink(), since).await;
+        context.cancelled().await;
+        self.changes.unlisten(number);
+        Ok(())
     }
 
     /// A request rmcp could not read as any method's: `-32602` when the

@@ -35,10 +35,15 @@ pub(super) fn page<T>(
     let more = items.len() > start + size;
     let page: Vec<T> = items.into_iter().skip(start).take(size).collect();
     let next = match (more, page.last()) {
-        (true, Some(last)) => Some(format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(key(last)))),
+        (true, Some(last)) => Some(after(key(last))),
         _ => None,
     };
     (page, next)
+}
+
+/// The cursor of the page after the item whose key is `key`.
+pub(super) fn after(key: &str) -> String {
+    format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(key))
 }
 
 /// The key a request's cursor names (after which its page starts); a
@@ -46,7 +51,12 @@ pub(super) fn page<T>(
 pub(super) fn cursor(
     params: Option<&rmcp::model::PaginatedRequestParams>,
 ) -> Result<Option<String>, ErrorData> {
-    let Some(cursor) = params.and_then(|p| p.cursor.as_deref()) else {
+    key(params.and_then(|p| p.cursor.as_deref()))
+}
+
+/// The key `cursor` names; a cursor this server never gives is refused.
+pub(super) fn key(cursor: Option<&str>) -> Result<Option<String>, ErrorData> {
+    let Some(cursor) = cursor else {
         return Ok(None);
     };
     cursor

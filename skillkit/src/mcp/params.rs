@@ -8,10 +8,11 @@
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, ConstString, ErrorCode, GetPromptRequestMethod,
-    GetPromptRequestParams, InitializeRequestParams, InitializeResultMethod,
-    ListPromptsRequestMethod, ListResourceTemplatesRequestMethod, ListResourcesRequestMethod,
-    ListToolsRequestMethod, PaginatedRequestParams, ReadResourceRequestMethod,
-    ReadResourceRequestParams,
+    GetPromptRequestParams, GetSkillRequestMethod, GetSkillRequestParams, InitializeRequestParams,
+    InitializeResultMethod, ListPromptsRequestMethod, ListResourceTemplatesRequestMethod,
+    ListResourcesRequestMethod, ListSkillsRequestMethod, ListToolsRequestMethod,
+    PaginatedRequestParams, ReadResourceDirectoryRequestMethod, ReadResourceDirectoryRequestParams,
+    ReadResourceRequestMethod, ReadResourceRequestParams,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -38,7 +39,16 @@ pub(super) fn refuse(method: &str, params: Option<&Value>) -> ErrorData {
             problem::<ReadResourceRequestParams>(params),
             "{\"uri\": <a URI from resources/list, skill://<kit>/<skill>/<path>>}",
         ),
+        GetSkillRequestMethod::VALUE => (
+            problem::<GetSkillRequestParams>(params),
+            "{\"uri\": <a skill's URI from skills/list, skill://<kit>/<skill>/SKILL.md>}",
+        ),
+        ReadResourceDirectoryRequestMethod::VALUE => (
+            problem::<ReadResourceDirectoryRequestParams>(params),
+            "{\"uri\": <a skill's folder, skill://<kit>/<skill>, or a folder in it>}",
+        ),
         ListToolsRequestMethod::VALUE
+        | ListSkillsRequestMethod::VALUE
         | ListPromptsRequestMethod::VALUE
         | ListResourcesRequestMethod::VALUE
         | ListResourceTemplatesRequestMethod::VALUE => {

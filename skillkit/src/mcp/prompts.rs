@@ -1,8 +1,17 @@
 //! The server's prompts: one per skill a person may invoke (not those whose
-//! frontmatter says `user-invocable: false`), named by the skill's full name,
-//! with one optional `arguments` argument described by the skill's
-//! `argument-hint`, so clients offer skills as slash commands; `prompts/get`
-//! returns the body rendered with the arguments.
+//! frontmatter says `user-invocable: false`), with one optional `arguments`
+//! argument described by the skill's `argument-hint`, so clients offer skills
+//! as slash commands; `prompts/get` returns the body rendered with the
+//! arguments.
+//!
+//! A prompt's name is safe for slash-command menus, which choke on `:` and
+//! on characters beyond `[A-Za-z0-9_-]`: the skill's full name under the
+//! agent's wire-name rule (`files:read` → `files_read`; a name that is safe
+//! already is kept; when two names would meet on one, or one is longer than
+//! 64 bytes, each changed one gets a suffix from a hash of its full name, so
+//! the assignment depends only on the set of names). It maps back to exactly
+//! one skill; `prompts/get` takes it, or the full name (as earlier versions
+//! named prompts). The skill's full name is the prompt's `title`.
 
 use std::sync::Arc;
 
@@ -12,14 +21,15 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
+use crate::agent::WireNames;
 use crate::catalog::Snapshot;
 use crate::skill::Skill;
 
 /// The name of a prompt's one argument.
 const ARGUMENTS: &str = "arguments";
 
-/// The prompt of `skill`.
-fn prompt(skill: &Skill) -> Prompt {
+/// The prompt of `skill`, named `name`.
+fn prompt(skill: &Skill, name: String) -> Prompt {
     let description = match skill.argument_hint() {
         Some(hint) => format!("Arguments for the skill, as text: {hint}"),
         None => "Arguments for the skill, as text (quotes group words).".to_owned(),
@@ -28,17 +38,29 @@ fn prompt(skill: &Skill) -> Prompt {
         .with_description(description)
         .with_required(false);
     Prompt::new(
-        skill.name.to_string(),
+        name,
         Some(skill.description.to_string()),
         Some(vec![argument]),
     )
+    .with_title(skill.name.to_string())
+}
+
+/// The skills that are prompts, and their prompts' names.
+fn named(snapshot: &Snapshot) -> (Vec<&Arc<Skill>>, WireNames) {
+    let skills: Vec<&Arc<Skill>> = snapshot.skills().filter(|s| s.user_invocable()).collect();
+    let names = WireNames::assign(skills.iter().map(|s| s.name.as_ref()));
+    (skills, names)
 }
 
 /// Every prompt of `snapshot`, sorted by name.
 pub(super) fn list(snapshot: &Snapshot) -> Vec<Prompt> {
-    let mut skills: Vec<&Arc<Skill>> = snapshot.skills().filter(|s| s.user_invocable()).collect();
-    skills.sort_by(|a, b| a.name.cmp(&b.name));
-    skills.into_iter().map(|s| prompt(s)).collect()
+    let (skills, names) = named(snapshot);
+    let mut prompts: Vec<Prompt> = skills
+        .into_iter()
+        .map(|s| prompt(s, names.wire(&s.name).into_owned()))
+        .collect();
+    prompts.sort_by(|a, b| a.name.cmp(&b.name));
+    prompts
 }
 
 /// The prompt `request` asks for, rendered.
@@ -47,8 +69,10 @@ pub(super) fn get(
     request: &GetPromptRequestParams,
 ) -> Result<GetPromptResult, ErrorData> {
     let name = &request.name;
+    let (_, names) = named(snapshot);
+    let full = names.full(name).unwrap_or(name);
     let skill = snapshot
-        .skill(name)
+        .skill(full)
         .filter(|s| s.user_invocable())
         .ok_or_else(|| {
             ErrorData::invalid_params(

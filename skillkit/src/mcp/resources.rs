@@ -20,7 +20,7 @@ use super::files::{self, Contents};
 /// The scheme of the server's resources.
 const SCHEME: &str = "skill://";
 /// The name of a skill's own file.
-const SKILL_MD: &str = "SKILL.md";
+pub(super) const SKILL_MD: &str = "SKILL.md";
 
 /// What is escaped in a URI segment: all but unreserved characters.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
@@ -100,6 +100,34 @@ pub(super) fn after(snapshot: &Snapshot, cursor: Option<&str>, size: usize) -> V
     out
 }
 
+/// The skill whose URIs `uri` is one of, and the path it names inside the
+/// skill's folder (`""` for the folder itself); `None` when no skill has
+/// it; `Err` when it is not a `skill://` URI.
+pub(super) fn locate<'a>(
+    snapshot: &'a Snapshot,
+    uri: &str,
+) -> Result<Option<(&'a Arc<Skill>, String)>, ErrorData> {
+    let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
+        ErrorData::invalid_params(
+            format!("`{uri}` is not a {SCHEME} URI; resources/list gives the resources"),
+            None,
+        )
+    })?;
+    let mut parts = rest.splitn(3, '/');
+    let (Some(kit), Some(bare)) = (parts.next(), parts.next()) else {
+        return Ok(None);
+    };
+    let path = parts.next().unwrap_or("");
+    let decode = |s: &str| percent_decode_str(s).decode_utf8().map(|s| s.into_owned());
+    let (Ok(kit), Ok(bare), Ok(path)) = (decode(kit), decode(bare), decode(path)) else {
+        return Ok(None);
+    };
+    Ok(snapshot
+        .skills()
+        .find(|s| kit_of(s) == kit && s.bare_name() == bare)
+        .map(|skill| (skill, path)))
+}
+
 /// The contents of the resource at `uri`.
 pub(super) fn read(snapshot: &Snapshot, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let not_found = || {
@@ -108,24 +136,7 @@ pub(super) fn read(snapshot: &Snapshot, uri: &str) -> Result<ReadResourceResult,
             None,
         )
     };
-    let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
-        ErrorData::invalid_params(
-            format!("`{uri}` is not a {SCHEME} URI; resources/list gives the resources"),
-            None,
-        )
-    })?;
-    let mut parts = rest.splitn(3, '/');
-    let (Some(kit), Some(bare), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(not_found());
-    };
-    let decode = |s: &str| percent_decode_str(s).decode_utf8().map(|s| s.into_owned());
-    let (Ok(kit), Ok(bare), Ok(path)) = (decode(kit), decode(bare), decode(path)) else {
-        return Err(not_found());
-    };
-    let skill = snapshot
-        .skills()
-        .find(|s| kit_of(s) == kit && s.bare_name() == bare)
-        .ok_or_else(not_found)?;
+    let (skill, path) = locate(snapshot, uri)?.ok_or_else(not_found)?;
     let contents = match (path.as_str(), skill.location.as_deref(), skill.dir()) {
         (SKILL_MD, Some(location), _) => {
             files::read(location, SKILL_MD).map_err(|e| ErrorData::internal_error(e, None))?
@@ -156,12 +167,29 @@ fn synthesized(skill: &Skill) -> Result<String, ErrorData> {
         .body
         .read()
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-    // A JSON string is a YAML double-quoted scalar.
-    Ok(format!(
-        "---\nname: {}\ndescription: {}\n---\n{body}",
-        serde_json::Value::from(skill.bare_name()),
-        serde_json::Value::from(skill.description.as_ref()),
-    ))
+    // JSON is YAML (a string a double-quoted scalar, a list or map a flow
+    // collection), so each field is written as its JSON.
+    let mut text = String::from("---\n");
+    let fields = super::skills::frontmatter_of(skill);
+    let first = ["name", "description"];
+    let rest = fields.keys().filter(|k| !first.contains(&k.as_str()));
+    for key in first.iter().copied().chain(rest.map(String::as_str)) {
+        let Some(value) = fields.get(key) else {
+            continue;
+        };
+        let plain = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        match plain {
+            true => text.push_str(key),
+            false => text.push_str(&serde_json::Value::from(key).to_string()),
+        }
+        text.push_str(&format!(": {value}\n"));
+    }
+    text.push_str("---\n");
+    text.push_str(&body);
+    Ok(text)
 }
 
 #[cfg(test)]

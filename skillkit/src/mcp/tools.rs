@@ -1,5 +1,10 @@
 //! The server's tools: `list_skills`, `activate_skill`, `read_skill_file`,
 //! and each executable skill as a tool of its own, under a wire-safe name.
+//! The server's three own tools only read, and say so (`readOnlyHint`);
+//! an executable skill's tool and `run_skill_script` carry no annotation,
+//! since nothing tells what they do. `list_skills` declares its result
+//! (`outputSchema`) and returns it as `structuredContent`, `{"skills":
+//! [...]}`, besides the text (the JSON list) models read.
 //! The set is the agent runtime's ([`ToolSet`], built once per change of the
 //! catalog) and a call runs by the agent's path ([`run_tool`]); this module
 //! adds the server's own two tools and speaks MCP. A call that cannot be
@@ -11,7 +16,9 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations,
+};
 use serde_json::{Value, json};
 
 use crate::agent::script::Scripts;
@@ -30,6 +37,33 @@ use super::resources;
 pub(super) const LIST_SKILLS: &str = "list_skills";
 /// The tool reading a file beside a skill's `SKILL.md`.
 pub(super) const READ_SKILL_FILE: &str = "read_skill_file";
+
+/// The result of `list_skills`, as its `outputSchema` declares it.
+static LIST_SKILLS_OUTPUT: LazyLock<Arc<JsonObject>> = LazyLock::new(|| {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "skills": {
+                "type": "array",
+                "description": "The skills, each with its full name, description, and the name of its own tool when it is executable.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "description": {"type": "string"},
+                        "tool": {"type": "string"}
+                    },
+                    "required": ["name", "description"]
+                }
+            }
+        },
+        "required": ["skills"]
+    });
+    match schema {
+        Value::Object(schema) => Arc::new(schema),
+        _ => Arc::default(),
+    }
+});
 
 /// The tools the server runs itself.
 static OWN: LazyLock<[ToolDefinition; 2]> =
@@ -56,6 +90,16 @@ pub(super) fn definitions(tools: &ToolSet) -> Vec<Tool> {
                 _ => JsonObject::from_iter([("type".to_owned(), json!("object"))]),
             };
             let tool = Tool::new(def.name.clone(), def.description.clone(), schema);
+            let tool = match def.name.as_str() {
+                LIST_SKILLS => tool.with_raw_output_schema(Arc::clone(&LIST_SKILLS_OUTPUT)),
+                _ => tool,
+            };
+            let tool = match def.name.as_str() {
+                LIST_SKILLS | ACTIVATE_SKILL | READ_SKILL_FILE => {
+                    tool.with_annotations(ToolAnnotations::new().read_only(true))
+                }
+                _ => tool,
+            };
             match tools.executable_wire(full) {
                 Some(_) => tool.with_title(full.clone()),
                 None => tool,
@@ -95,6 +139,12 @@ pub(super) async fn call(
         scripts,
     };
     Ok(match run_tool(tools, &found, &call, &host).await {
+        Ok(text) if request.name == LIST_SKILLS => {
+            let skills = serde_json::from_str::<Value>(&text).unwrap_or_default();
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(json!({ "skills": skills }));
+            result
+        }
         Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
         Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
     })

@@ -15,6 +15,29 @@ use std::path::{Component, Path, PathBuf};
 /// no component of its path below that folder may start with `.`, so a link
 /// `env.txt -> .env` is refused as `.env` itself is.
 pub(crate) fn resolve_file(dir: &Path, path: &str) -> Result<PathBuf, String> {
+    let target = resolve(dir, path)?;
+    if target.is_dir() {
+        return Err(format!(
+            "`{path}` is a folder; give the path of a file in it"
+        ));
+    }
+    Ok(target)
+}
+
+/// The folder at `path` inside `dir`, by the same rule as
+/// [`resolve_file`] (for MCP's `resources/directory/read`).
+#[cfg(feature = "mcp")]
+pub(crate) fn resolve_folder(dir: &Path, path: &str) -> Result<PathBuf, String> {
+    let target = resolve(dir, path)?;
+    if !target.is_dir() {
+        return Err(format!("`{path}` is not a folder"));
+    }
+    Ok(target)
+}
+
+/// The file or folder at `path` inside `dir`, canonical, if it lies inside
+/// `dir` and is not hidden.
+fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
     if path.is_empty() {
         return Err(
             "the path is empty; give a file's path relative to the skill's folder, as \
@@ -50,11 +73,6 @@ pub(crate) fn resolve_file(dir: &Path, path: &str) -> Result<PathBuf, String> {
     {
         return Err(format!(
             "`{path}` is or leads to a hidden file or folder, which is not used"
-        ));
-    }
-    if target.is_dir() {
-        return Err(format!(
-            "`{path}` is a folder; give the path of a file in it"
         ));
     }
     Ok(target)

@@ -132,6 +132,22 @@ pub fn wrong_params() -> Vec<(Value, &'static [&'static str])> {
             request(9, "tools/list", json!({"cursor": 7})),
             &["tools/list", "invalid type: integer", "nextCursor"],
         ),
+        (
+            request(10, "skills/get", json!({})),
+            &["skills/get", "\"uri\""],
+        ),
+        (
+            request(11, "skills/list", json!({"cursor": 7})),
+            &["skills/list", "invalid type: integer", "nextCursor"],
+        ),
+        (
+            request(12, "skills/list", json!({"cursor": "bogus"})),
+            &["cursor", "nextCursor"],
+        ),
+        (
+            request(13, "resources/directory/read", json!({"cursor": "c1.YQ"})),
+            &["resources/directory/read", "\"uri\""],
+        ),
     ]
 }
 

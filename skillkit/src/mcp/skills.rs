@@ -1,0 +1,246 @@
+//! MCP's skills extension (`io.modelcontextprotocol/skills`, SEP-2640):
+//! `skills/list`, `skills/get` and `resources/directory/read`.
+//!
+//! A skill's entry is named by the URI of its `SKILL.md`,
+//! `skill://<kit>/<skill>/SKILL.md` (the resource mapping of the
+//! extension: the kit is the prefix, the final segment the skill's bare
+//! name), and carries:
+//!
+//! * `frontmatter`: for a skill read from a file, the frontmatter exactly as
+//!   written (every key and value of the YAML, as JSON), except `name`,
+//!   which is the skill's bare name (the extension requires the name to be
+//!   the URI's final segment: a name written `kit:skill` or left out, as
+//!   lenient loading allows, is given as `skill`); for a skill without a
+//!   file (put in [`Memory`](crate::Memory), embedded by `#[derive(Kit)]`, a
+//!   database row) the fields it has, which its synthesized `SKILL.md`
+//!   holds too;
+//! * `resources`: for a skill read from a file, every file of its folder
+//!   (hidden ones excepted, as everywhere) with `sha256:<hex>` and size,
+//!   computed once per file version (see `digests`); for a skill without a
+//!   file, `"dynamic"`: its `SKILL.md` is generated from the skill, so there
+//!   are no stable bytes to digest.
+//!
+//! A skill whose bare name is not a name the extension allows (lowercase
+//! letters, digits and single inner hyphens, 1–64 characters), which lenient
+//! loading accepts, is served as a tool, a prompt and resources but is not
+//! listed by `skills/list`; `skills/get` says why.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    DIRECTORY_MIME_TYPE, GetSkillResult, JsonObject, ListSkillsResult, ReadResourceDirectoryResult,
+    Resource, Skill as Entry, SkillFrontmatter, SkillResource, SkillResources,
+};
+use serde_json::{Value, json};
+
+use crate::agent::files_beside;
+use crate::catalog::Snapshot;
+use crate::skill::Skill;
+
+use super::digests::Digests;
+use super::files;
+use super::pages;
+use super::resources::{self, SKILL_MD};
+
+/// The entry of `skill`, or why it has none.
+fn entry(skill: &Skill, digests: &Digests) -> Result<Entry, String> {
+    let uri = resources::file_uri(skill, SKILL_MD);
+    let (written, manifest) = match (skill.location.as_deref(), skill.dir()) {
+        (Some(location), Some(dir)) => {
+            let read = |path: &std::path::Path, shown: &str, frontmatter: bool| {
+                digests.of(path, frontmatter).map_err(|e| {
+                    format!("`{shown}` of skill `{}` cannot be read ({e})", skill.name)
+                })
+            };
+            let main = read(location, SKILL_MD, true)?;
+            let mut files = vec![SkillResource::new(uri.clone(), &main.digest, main.size)];
+            for path in files_beside(dir) {
+                let path = path.replace(std::path::MAIN_SEPARATOR, "/");
+                let facts = read(&dir.join(&path), &path, false)?;
+                files.push(SkillResource::new(
+                    resources::file_uri(skill, &path),
+                    &facts.digest,
+                    facts.size,
+                ));
+            }
+            (main.frontmatter.clone(), SkillResources::Files(files))
+        }
+        _ => (None, SkillResources::Dynamic),
+    };
+    let mut fields = written.unwrap_or_else(|| frontmatter_of(skill));
+    fields.remove("name");
+    let description = match fields.remove("description") {
+        Some(Value::String(text)) => text,
+        _ => skill.description.to_string(),
+    };
+    let mut frontmatter = SkillFrontmatter::new(skill.bare_name(), description);
+    frontmatter.extra = fields;
+    let entry = Entry::new(uri, frontmatter, manifest);
+    entry
+        .validate()
+        .map_err(|e| format!("skill `{}` is not served by skills/list: {e}", skill.name))?;
+    Ok(entry)
+}
+
+/// The frontmatter of a skill that has no file: the fields it has, as a
+/// `SKILL.md` would hold them.
+pub(super) fn frontmatter_of(skill: &Skill) -> JsonObject {
+    let mut fields = JsonObject::new();
+    fields.insert("name".into(), json!(skill.bare_name()));
+    fields.insert("description".into(), json!(skill.description));
+    if let Some(license) = skill.license() {
+        fields.insert("license".into(), json!(license));
+    }
+    if let Some(compatibility) = skill.compatibility() {
+        fields.insert("compatibility".into(), json!(compatibility));
+    }
+    if !skill.allowed_tools().is_empty() {
+        fields.insert(
+            "allowed-tools".into(),
+            json!(skill.allowed_tools().join(" ")),
+        );
+    }
+    if !skill.metadata().is_empty() {
+        fields.insert("metadata".into(), json!(skill.metadata()));
+    }
+    if let Some(model) = skill.model() {
+        fields.insert("model".into(), json!(model));
+    }
+    if let Some(scope) = skill.required_scope() {
+        fields.insert("required_scope".into(), json!(scope));
+    }
+    for (key, value) in skill.extra() {
+        fields.entry(key.clone()).or_insert_with(|| json!(value));
+    }
+    fields
+}
+
+/// The skills of `snapshot`, sorted by URI.
+fn sorted(snapshot: &Snapshot) -> Vec<(String, &Arc<Skill>)> {
+    let mut skills: Vec<(String, &Arc<Skill>)> = snapshot
+        .skills()
+        .map(|s| (resources::file_uri(s, SKILL_MD), s))
+        .collect();
+    skills.sort_by(|a, b| a.0.cmp(&b.0));
+    skills
+}
+
+/// The page of `skills/list` after `cursor` (a URI), at most `size`
+/// entries; only the skills of the page are read.
+pub(super) fn list(
+    snapshot: &Snapshot,
+    digests: &Digests,
+    cursor: Option<&str>,
+    size: usize,
+) -> ListSkillsResult {
+    let skills = sorted(snapshot);
+    let start = cursor.map_or(0, |c| skills.partition_point(|(uri, _)| uri.as_str() <= c));
+    let mut page = Vec::new();
+    let mut last = start;
+    for (i, (_, skill)) in skills.iter().enumerate().skip(start) {
+        if page.len() == size {
+            break;
+        }
+        last = i + 1;
+        match entry(skill, digests) {
+            Ok(entry) => page.push(entry),
+            Err(why) => tracing::debug!(skill = %skill.name, "{why}"),
+        }
+    }
+    let next = (last > start && last < skills.len()).then(|| pages::after(&skills[last - 1].0));
+    let mut result = ListSkillsResult::with_all_items(page);
+    result.next_cursor = next;
+    result
+}
+
+/// The answer to `skills/get` for `uri`.
+pub(super) fn get(
+    snapshot: &Snapshot,
+    digests: &Digests,
+    uri: &str,
+) -> Result<GetSkillResult, ErrorData> {
+    let not_found = || {
+        ErrorData::invalid_params(
+            format!("there is no skill `{uri}`; skills/list gives the skills' URIs"),
+            None,
+        )
+    };
+    let (skill, path) = resources::locate(snapshot, uri)?.ok_or_else(not_found)?;
+    if path != SKILL_MD {
+        return Err(not_found());
+    }
+    let entry = entry(skill, digests).map_err(|why| ErrorData::invalid_params(why, None))?;
+    Ok(GetSkillResult::new(entry))
+}
+
+/// The answer to `resources/directory/read`: the direct children of the
+/// skill folder (or a folder in it) at `uri`, sorted by URI, a page after
+/// `cursor`.
+pub(super) fn directory(
+    snapshot: &Snapshot,
+    uri: &str,
+    cursor: Option<&str>,
+    size: usize,
+) -> Result<ReadResourceDirectoryResult, ErrorData> {
+    let not_a_directory = |why: String| {
+        ErrorData::invalid_params(
+            format!(
+                "`{uri}` is not a directory of a skill ({why}); a skill's directory is the URI of its SKILL.md without `/SKILL.md`"
+            ),
+            None,
+        )
+    };
+    let (skill, path) = resources::locate(snapshot, uri)?
+        .ok_or_else(|| not_a_directory("no skill has it".into()))?;
+    let path = path.trim_end_matches('/');
+    let child = |name: &str| match path {
+        "" => resources::file_uri(skill, name),
+        _ => resources::file_uri(skill, &format!("{path}/{name}")),
+    };
+    let mut children = Vec::new();
+    match skill.dir() {
+        None if path.is_empty() => children.push(
+            Resource::new(child(SKILL_MD), SKILL_MD)
+                .with_mime_type(files::mime_type(SKILL_MD, None)),
+        ),
+        None => return Err(not_a_directory("the skill has no folder".into())),
+        Some(dir) => {
+            let folder = match path {
+                "" => dir.to_owned(),
+                _ => files::resolve_folder(dir, path).map_err(not_a_directory)?,
+            };
+            let entries = std::fs::read_dir(&folder)
+                .map_err(|e| not_a_directory(format!("it cannot be read: {e}")))?;
+            for entry in entries.filter_map(Result::ok) {
+                let Ok(name) = entry.file_name().into_string() else {
+                    continue;
+                };
+                if name.starts_with('.') {
+                    continue;
+                }
+                match entry.file_type() {
+                    Ok(kind) if kind.is_dir() => children.push(
+                        Resource::new(child(&name), name).with_mime_type(DIRECTORY_MIME_TYPE),
+                    ),
+                    Ok(kind) if kind.is_file() => {
+                        let size = entry.metadata().map_or(0, |m| m.len());
+                        let mime = files::mime_type(&name, None);
+                        children.push(
+                            Resource::new(child(&name), name)
+                                .with_mime_type(mime)
+                                .with_size(size),
+                        );
+                    }
+                    // Links and special files are not served.
+                    _ => {}
+                }
+            }
+        }
+    }
+    children.sort_by(|a, b| a.uri.cmp(&b.uri));
+    let (page, next) = pages::page(children, |r| &r.uri, cursor, size);
+    let mut result = ReadResourceDirectoryResult::with_all_items(page);
+    result.next_cursor = next;
+    Ok(result)
+}
