@@ -452,7 +452,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
-        Ok(prompts::get(&snapshot, &request)?.into())
+        Ok(prompts::get(&snapshot, &request).await?.into())
     }
 
     async fn list_resources(

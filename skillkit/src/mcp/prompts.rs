@@ -63,8 +63,9 @@ pub(super) fn list(snapshot: &Snapshot) -> Vec<Prompt> {
     prompts
 }
 
-/// The prompt `request` asks for, rendered.
-pub(super) fn get(
+/// The prompt `request` asks for, rendered (a body a server keeps, as an
+/// [`Mcp`](crate::Mcp) provider's, fetched first).
+pub(super) async fn get(
     snapshot: &Snapshot,
     request: &GetPromptRequestParams,
 ) -> Result<GetPromptResult, ErrorData> {
@@ -103,6 +104,11 @@ pub(super) fn get(
             }
         }
     }
+    skill
+        .body
+        .load()
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let body = skill
         .render(&arguments, None)
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
