@@ -36,7 +36,7 @@ pub fn load_catalog(
 ) -> Result<(Catalog, Snapshot), Failure> {
     let builder = match paths.is_empty() && !sources::no_mcp(mcp) {
         true => skillkit::Catalog::builder(),
-        false => sources::catalog(global, paths, each)?,
+        false => sources::catalog(global, paths, each, false)?,
     };
     let catalog = sources::mcp(builder, mcp)?.build();
     let runtime = sources::runtime()?;

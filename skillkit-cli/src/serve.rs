@@ -71,7 +71,7 @@ pub fn run(
     args: &ServeArgs,
 ) -> Result<(), Failure> {
     let runtime = sources::runtime()?;
-    let mut builder = sources::catalog(global, paths, each)?;
+    let mut builder = sources::catalog(global, paths, each, true)?;
     if !github.is_empty() {
         let provider = sources::github(global)?;
         for source in github {

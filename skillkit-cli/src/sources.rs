@@ -64,19 +64,34 @@ pub fn github(global: &Global) -> Result<GitHub, Failure> {
 /// A catalog of each PATH as a kit (or, with `each`, every child folder of
 /// it as a kit); without PATH, the standard locations (from the working
 /// directory up to its repository root, then the user's) and the imported kits.
-pub fn catalog(global: &Global, paths: &[PathBuf], each: bool) -> Result<CatalogBuilder, Failure> {
+/// `watch`: whether the folders are watched for changes
+/// ([`Local::watch`]), which pays off over many queries (`serve`); a
+/// command that queries once does not start a watch it would never use.
+pub fn catalog(
+    global: &Global,
+    paths: &[PathBuf],
+    each: bool,
+    watch: bool,
+) -> Result<CatalogBuilder, Failure> {
     let mut builder = skillkit::Catalog::builder();
     if paths.is_empty() {
         builder = builder
-            .providers(Local::discover(here()?))
+            .providers(
+                Local::discover(here()?)
+                    .into_iter()
+                    .map(|local| local.watch(watch)),
+            )
             .provider(github(global)?);
     }
     for path in paths {
         let dir = kit_dir(path)?;
-        builder = builder.provider(match each {
-            true => Local::each(dir),
-            false => Local::new(dir),
-        });
+        builder = builder.provider(
+            match each {
+                true => Local::each(dir),
+                false => Local::new(dir),
+            }
+            .watch(watch),
+        );
     }
     Ok(builder)
 }
