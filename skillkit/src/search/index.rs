@@ -426,7 +426,10 @@ impl Index {
 
 /// Counts the terms of a body (read outside the index's lock).
 pub(crate) fn body_terms(text: &str) -> BodyTerms {
-    let mut counts: text::TermMap<u8> = text::TermMap::default();
+    // About one distinct term per 24 bytes of a skill body: room enough
+    // that the map rarely grows while counting.
+    let mut counts: text::TermMap<u8> =
+        text::TermMap::with_capacity_and_hasher(text.len() / 24, Default::default());
     let mut len = 0u32;
     text::terms(text, |t| {
         len += 1;

@@ -19,44 +19,113 @@ const STOP_WORDS: &[&str] = &[
 
 /// Calls `each` with every index term of `text`, in order (a term once per
 /// occurrence).
+///
+/// Words are runs of letters and digits. The scan is over bytes: an ASCII
+/// word (nearly every word of a skill) is lowercased into a buffer on the
+/// stack, with no allocation; a word with other letters takes the general
+/// path (Unicode lowercasing).
 pub(crate) fn terms(text: &str, mut each: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut lower = [0u8; MAX_TERM * 4];
     let mut word = String::new();
-    for piece in text.split(|c: char| !c.is_alphanumeric()) {
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b.is_ascii() && !b.is_ascii_alphanumeric() {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        let mut ascii = true;
+        while at < bytes.len() {
+            let b = bytes[at];
+            if b.is_ascii() {
+                if !b.is_ascii_alphanumeric() {
+                    break;
+                }
+                at += 1;
+            } else {
+                // `at` is on a character boundary: only whole characters
+                // are stepped over.
+                let Some(c) = text[at..].chars().next() else {
+                    break;
+                };
+                if !c.is_alphanumeric() {
+                    break;
+                }
+                ascii = false;
+                at += c.len_utf8();
+            }
+        }
+        if at == start {
+            // A character that is neither ASCII nor a letter or digit.
+            at += text[at..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let piece = &bytes[start..at];
         if piece.len() < 2 || piece.len() > MAX_TERM * 4 {
             continue;
         }
-        word.clear();
-        if piece.is_ascii() {
-            word.push_str(piece);
-            word.make_ascii_lowercase();
+        let term = if ascii {
+            let out = &mut lower[..piece.len()];
+            for (o, &b) in out.iter_mut().zip(piece) {
+                *o = b.to_ascii_lowercase();
+            }
+            // ASCII letters and digits: always UTF-8.
+            let Ok(term) = std::str::from_utf8(out) else {
+                continue;
+            };
+            term
         } else {
-            word.extend(piece.chars().flat_map(char::to_lowercase));
+            word.clear();
+            word.extend(text[start..at].chars().flat_map(char::to_lowercase));
             if word.chars().count() < 2 {
                 continue;
             }
-        }
-        if is_stop_word(&word) {
+            word.as_str()
+        };
+        if is_stop_word(term) {
             continue;
         }
-        let stem = stem(&word);
+        let stem = stem(term);
         if stem.len() <= MAX_TERM || stem.chars().count() <= MAX_TERM {
             each(stem);
         }
     }
 }
 
-/// Whether `word` (lowercase) is one of [`STOP_WORDS`]: most words are
-/// told apart by their length and first letter, without a comparison.
+/// Whether `word` (lowercase) is one of [`STOP_WORDS`]: a word of at most
+/// 6 bytes is packed into an integer and looked up among the packed stop
+/// words (no hashing, no string comparison).
 fn is_stop_word(word: &str) -> bool {
-    let bytes = word.as_bytes();
-    if bytes.len() > 6 || !STOP_FIRST.contains(&bytes[0]) {
-        return false;
-    }
-    STOP_WORDS.binary_search(&word).is_ok()
+    word.len() <= 6 && STOP_PACKED.binary_search(&pack(word.as_bytes())).is_ok()
 }
 
-/// The first letters of the stop words.
-const STOP_FIRST: &[u8] = b"abcdefghimnorstuwy";
+/// `word` (at most 8 bytes) as a big-endian integer padded with zeros: the
+/// order of packed words is the order of the words.
+const fn pack(word: &[u8]) -> u64 {
+    let mut packed = 0u64;
+    let mut i = 0;
+    while i < 8 {
+        packed <<= 8;
+        if i < word.len() {
+            packed |= word[i] as u64;
+        }
+        i += 1;
+    }
+    packed
+}
+
+/// [`STOP_WORDS`] packed ([`pack`]), in the same (sorted) order.
+const STOP_PACKED: [u64; STOP_WORDS.len()] = {
+    let mut packed = [0u64; STOP_WORDS.len()];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        packed[i] = pack(STOP_WORDS[i].as_bytes());
+        i += 1;
+    }
+    packed
+};
 
 /// A fast hasher for short terms (FxHash's multiply-rotate): the index hashes
 /// every word it reads, and its keys are not chosen by an attacker who
@@ -221,12 +290,14 @@ mod tests {
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(
-            STOP_WORDS
-                .iter()
-                .all(|w| w.len() <= 6 && STOP_FIRST.contains(&w.as_bytes()[0]))
-        );
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 6));
+        assert!(STOP_PACKED.windows(2).all(|w| w[0] < w[1]));
         assert!(STOP_WORDS.iter().all(|w| is_stop_word(w)));
+        for word in [
+            "ab", "abo", "abouts", "wha", "whatever", "zz", "yo", "yours",
+        ] {
+            assert!(!is_stop_word(word), "{word}");
+        }
     }
 
     #[test]
@@ -253,6 +324,68 @@ mod tests {
         assert_eq!(
             term_list("Read the PDF-files of pdf:reader"),
             ["read", "pdf", "fil", "pdf", "reader"]
+        );
+    }
+
+    /// The tokenizer as first written (split on `char`s, lowercase every
+    /// word into a `String`): the fast path must give the same terms.
+    fn reference(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for piece in text.split(|c: char| !c.is_alphanumeric()) {
+            if piece.len() < 2 || piece.len() > MAX_TERM * 4 {
+                continue;
+            }
+            let word: String = piece.chars().flat_map(char::to_lowercase).collect();
+            if word.chars().count() < 2 || STOP_WORDS.contains(&word.as_str()) {
+                continue;
+            }
+            let stem = stem(&word);
+            if stem.len() <= MAX_TERM || stem.chars().count() <= MAX_TERM {
+                out.push(stem.to_owned());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fast_path_gives_the_terms_of_the_reference() {
+        let long = "x".repeat(MAX_TERM * 4 + 1);
+        let texts = [
+            "Read the PDF-files of pdf:reader",
+            "Ünïcödé Wörds, ÉCOLE and İstanbul — ΣΊΣΥΦΟΣ's straße",
+            "mixed café2go x9 a1 README.md `cargo test --workspace` 3.14",
+            "日本語のテキスト and 中文 words",
+            "trailing é",
+            "é",
+            "\u{200b}zero\u{200b}width and emoji 🚀rocket🚀 ok",
+            long.as_str(),
+            "The THE tHe ABOUT abouts Whatever",
+            "",
+        ];
+        for text in texts {
+            assert_eq!(term_list(text), reference(text), "{text:?}");
+        }
+        let corpus =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
+        let mut files = 0;
+        let mut stack = vec![corpus];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if let Ok(text) = std::fs::read_to_string(&path) {
+                    files += 1;
+                    assert_eq!(term_list(&text), reference(&text), "{}", path.display());
+                }
+            }
+        }
+        assert!(
+            files > 100,
+            "the corpus is at tests/fixtures/corpus ({files} files)"
         );
     }
 
