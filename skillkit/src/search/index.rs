@@ -8,6 +8,8 @@
 //! and the old one is marked dead (its postings are skipped), and the index
 //! is compacted when dead slots outnumber live ones.
 
+mod topk;
+
 use std::sync::Arc;
 
 use super::text;
@@ -94,6 +96,14 @@ struct Scratch {
     touched: Vec<u32>,
     term_touched: Vec<u32>,
     row: Vec<usize>,
+    /// Slots picked by the bounded search (see `topk`).
+    picked: Vec<u32>,
+    /// Scores copied to find the k-th best.
+    kth: Vec<f32>,
+    /// Postings read and looked up by the last bounded search (what its
+    /// test checks).
+    #[cfg(test)]
+    visited: usize,
 }
 
 impl Index {
@@ -224,7 +234,16 @@ impl Index {
         }
         for (term, tf) in &body.terms {
             let id = self.term_id(term) as usize;
-            self.terms[id].body.push(slot << 8 | u32::from(*tf));
+            let list = &mut self.terms[id].body;
+            let posting = slot << 8 | u32::from(*tf);
+            // Kept sorted by slot (the bounded search looks slots up): a
+            // body read before an older slot's lands in its place.
+            if list.last().is_none_or(|&p| p >> 8 < slot) {
+                list.push(posting);
+            } else {
+                let at = list.partition_point(|&p| p >> 8 < slot);
+                list.insert(at, posting);
+            }
         }
         self.lens[slot as usize].body = body.len;
         self.sum_body += u64::from(body.len);
@@ -332,10 +351,7 @@ impl Index {
             return Vec::new();
         }
         let n = self.live as f32;
-        let avg = |sum: u64, count: usize| (sum as f32 / count.max(1) as f32).max(1.0);
-        let avg_name = avg(self.sum_name, self.live);
-        let avg_desc = avg(self.sum_desc, self.live);
-        let avg_body = avg(self.sum_body, self.bodies_indexed);
+        let norms = self.norms();
         let Index {
             lens,
             terms,
@@ -347,47 +363,8 @@ impl Index {
         for query_term in &query_terms {
             for &(id, weight) in &query_term.ids {
                 let term = &terms[id as usize];
-                let df = (term.head.len() + term.body.len()).max(1) as f32;
-                let idf = (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln() * weight;
-                for &p in &term.head {
-                    let s = (p >> 8) as usize;
-                    let slot = lens[s];
-                    if !slot.live {
-                        continue;
-                    }
-                    let tf = p & 0xff;
-                    let (name, kit, desc) = (tf & 7, (tf >> 3) & 1, tf >> 4);
-                    let norm = |len: f32, avg: f32, b: f32| 1.0 - b + b * len / avg;
-                    let value = W_NAME * name as f32 / norm(f32::from(slot.name), avg_name, B_NAME)
-                        + W_KIT * kit as f32
-                        + W_DESC * desc as f32 / norm(f32::from(slot.desc), avg_desc, B_DESC);
-                    if scratch.tf[s] == 0.0 {
-                        scratch.term_touched.push(s as u32);
-                    }
-                    scratch.tf[s] += value;
-                }
-                for &p in &term.body {
-                    let s = (p >> 8) as usize;
-                    let slot = lens[s];
-                    if !slot.live || slot.body == 0 {
-                        continue;
-                    }
-                    let tf = (p & 0xff) as f32;
-                    let value = W_BODY * tf / (1.0 - B_BODY + B_BODY * slot.body as f32 / avg_body);
-                    if scratch.tf[s] == 0.0 {
-                        scratch.term_touched.push(s as u32);
-                    }
-                    scratch.tf[s] += value;
-                }
-                for &s in &scratch.term_touched {
-                    let s = s as usize;
-                    let tf = std::mem::take(&mut scratch.tf[s]);
-                    if scratch.score[s] == 0.0 {
-                        scratch.touched.push(s as u32);
-                    }
-                    scratch.score[s] += idf * tf / (K1 + tf);
-                }
-                scratch.term_touched.clear();
+                let idf = idf(n, term, weight);
+                norms.accumulate(term, idf, lens, scratch);
             }
         }
         let hits = scratch
@@ -398,6 +375,16 @@ impl Index {
             .collect();
         scratch.touched.clear();
         hits
+    }
+
+    /// The average field lengths scoring normalises by.
+    fn norms(&self) -> Norms {
+        let avg = |sum: u64, count: usize| (sum as f32 / count.max(1) as f32).max(1.0);
+        Norms {
+            name: avg(self.sum_name, self.live),
+            desc: avg(self.sum_desc, self.live),
+            body: avg(self.sum_body, self.bodies_indexed),
+        }
     }
 
     /// Bytes held by the index itself (postings, dictionary, slots), an
@@ -421,6 +408,106 @@ impl Index {
             + self.by_len.iter().map(|l| l.capacity() * 4).sum::<usize>()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.lens.capacity() * std::mem::size_of::<Lens>()
+    }
+}
+
+/// The inverse document frequency of `term` among `n` live slots, times
+/// `weight` (below 1 for a typo match): the most one term adds to a score.
+fn idf(n: f32, term: &Term, weight: f32) -> f32 {
+    let df = (term.head.len() + term.body.len()).max(1) as f32;
+    (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln() * weight
+}
+
+/// Average field lengths (in terms).
+#[derive(Clone, Copy)]
+struct Norms {
+    name: f32,
+    desc: f32,
+    body: f32,
+}
+
+impl Norms {
+    /// The weighted, length-normalised frequency a head posting adds.
+    #[inline]
+    fn head(&self, p: u32, slot: Lens) -> f32 {
+        let tf = p & 0xff;
+        let (name, kit, desc) = (tf & 7, (tf >> 3) & 1, tf >> 4);
+        let norm = |len: f32, avg: f32, b: f32| 1.0 - b + b * len / avg;
+        W_NAME * name as f32 / norm(f32::from(slot.name), self.name, B_NAME)
+            + W_KIT * kit as f32
+            + W_DESC * desc as f32 / norm(f32::from(slot.desc), self.desc, B_DESC)
+    }
+
+    /// The weighted, length-normalised frequency a body posting adds.
+    #[inline]
+    fn body(&self, p: u32, slot: Lens) -> f32 {
+        let tf = (p & 0xff) as f32;
+        W_BODY * tf / (1.0 - B_BODY + B_BODY * slot.body as f32 / self.body)
+    }
+
+    /// Adds what `term` (with `idf`) scores to `scratch.score`, for every
+    /// live slot in its postings (new ones pushed on `scratch.touched`).
+    fn accumulate(&self, term: &Term, idf: f32, lens: &[Lens], scratch: &mut Scratch) {
+        for &p in &term.head {
+            let s = (p >> 8) as usize;
+            let slot = lens[s];
+            if !slot.live {
+                continue;
+            }
+            let value = self.head(p, slot);
+            if scratch.tf[s] == 0.0 {
+                scratch.term_touched.push(s as u32);
+            }
+            scratch.tf[s] += value;
+        }
+        for &p in &term.body {
+            let s = (p >> 8) as usize;
+            let slot = lens[s];
+            if !slot.live || slot.body == 0 {
+                continue;
+            }
+            let value = self.body(p, slot);
+            if scratch.tf[s] == 0.0 {
+                scratch.term_touched.push(s as u32);
+            }
+            scratch.tf[s] += value;
+        }
+        for &s in &scratch.term_touched {
+            let s = s as usize;
+            let tf = std::mem::take(&mut scratch.tf[s]);
+            if scratch.score[s] == 0.0 {
+                scratch.touched.push(s as u32);
+            }
+            scratch.score[s] += idf * tf / (K1 + tf);
+        }
+        scratch.term_touched.clear();
+    }
+
+    /// What `term` (with `idf`) adds to the score of slot `s`, found by
+    /// binary search in its postings (sorted by slot).
+    fn lookup(&self, term: &Term, idf: f32, lens: &[Lens], s: u32) -> Option<f32> {
+        let slot = lens[s as usize];
+        if !slot.live {
+            return None;
+        }
+        let find = |list: &[u32]| {
+            list.binary_search_by_key(&s, |p| p >> 8)
+                .ok()
+                .map(|at| list[at])
+        };
+        let mut tf = 0.0;
+        let mut found = false;
+        if let Some(p) = find(&term.head) {
+            tf += self.head(p, slot);
+            found = true;
+        }
+        if slot.body > 0
+            && let Some(p) = find(&term.body)
+        {
+            tf += self.body(p, slot);
+            found = true;
+        }
+        found.then(|| idf * tf / (K1 + tf))
     }
 }
 
