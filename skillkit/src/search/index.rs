@@ -59,8 +59,7 @@ struct Term {
 
 /// The terms of one skill's body with their counts, read outside the lock.
 pub(crate) struct BodyTerms {
-    pub(crate) terms: Vec<(Box<str>, u8)>,
-    pub(crate) len: u32,
+    terms: text::TermCounts,
 }
 
 /// How one term of a query reaches the index: the terms it matches (itself,
@@ -229,13 +228,14 @@ impl Index {
 
     /// Adds the body terms of `slot`.
     pub(crate) fn add_body(&mut self, slot: u32, body: BodyTerms) {
-        if body.len == 0 || self.lens[slot as usize].body > 0 {
+        let len = body.terms.total;
+        if len == 0 || self.lens[slot as usize].body > 0 {
             return;
         }
-        for (term, tf) in &body.terms {
+        for (term, tf) in body.terms.iter() {
             let id = self.term_id(term) as usize;
             let list = &mut self.terms[id].body;
-            let posting = slot << 8 | u32::from(*tf);
+            let posting = slot << 8 | u32::from(tf);
             // Kept sorted by slot (the bounded search looks slots up): a
             // body read before an older slot's lands in its place.
             if list.last().is_none_or(|&p| p >> 8 < slot) {
@@ -245,8 +245,8 @@ impl Index {
                 list.insert(at, posting);
             }
         }
-        self.lens[slot as usize].body = body.len;
-        self.sum_body += u64::from(body.len);
+        self.lens[slot as usize].body = len;
+        self.sum_body += u64::from(len);
         self.bodies_indexed += 1;
     }
 
@@ -513,22 +513,7 @@ impl Norms {
 
 /// Counts the terms of a body (read outside the index's lock).
 pub(crate) fn body_terms(text: &str) -> BodyTerms {
-    // About one distinct term per 24 bytes of a skill body: room enough
-    // that the map rarely grows while counting.
-    let mut counts: text::TermMap<u8> =
-        text::TermMap::with_capacity_and_hasher(text.len() / 24, Default::default());
-    let mut len = 0u32;
-    text::terms(text, |t| {
-        len += 1;
-        match counts.get_mut(t) {
-            Some(c) => *c = c.saturating_add(1),
-            None => {
-                counts.insert(t.into(), 1);
-            }
-        }
-    });
     BodyTerms {
-        terms: counts.into_iter().collect(),
-        len,
+        terms: text::TermCounts::of(text),
     }
 }

@@ -21,13 +21,12 @@ const STOP_WORDS: &[&str] = &[
 /// occurrence).
 ///
 /// Words are runs of letters and digits. The scan is over bytes: an ASCII
-/// word (nearly every word of a skill) is lowercased into a buffer on the
-/// stack, with no allocation; a word with other letters takes the general
-/// path (Unicode lowercasing).
+/// word (nearly every word of a skill) is copied into one reused buffer and
+/// lowercased in place, with no allocation; a word with other letters takes
+/// the general path (Unicode lowercasing).
 pub(crate) fn terms(text: &str, mut each: impl FnMut(&str)) {
     let bytes = text.as_bytes();
-    let mut lower = [0u8; MAX_TERM * 4];
-    let mut word = String::new();
+    let mut word = String::with_capacity(MAX_TERM * 4);
     let mut at = 0;
     while at < bytes.len() {
         let b = bytes[at];
@@ -66,24 +65,18 @@ pub(crate) fn terms(text: &str, mut each: impl FnMut(&str)) {
         if piece.len() < 2 || piece.len() > MAX_TERM * 4 {
             continue;
         }
-        let term = if ascii {
-            let out = &mut lower[..piece.len()];
-            for (o, &b) in out.iter_mut().zip(piece) {
-                *o = b.to_ascii_lowercase();
-            }
-            // ASCII letters and digits: always UTF-8.
-            let Ok(term) = std::str::from_utf8(out) else {
-                continue;
-            };
-            term
+        word.clear();
+        if ascii {
+            // Copied, not validated again: ASCII letters and digits.
+            word.push_str(&text[start..at]);
+            word.make_ascii_lowercase();
         } else {
-            word.clear();
             word.extend(text[start..at].chars().flat_map(char::to_lowercase));
             if word.chars().count() < 2 {
                 continue;
             }
-            word.as_str()
-        };
+        }
+        let term = word.as_str();
         if is_stop_word(term) {
             continue;
         }
@@ -98,8 +91,25 @@ pub(crate) fn terms(text: &str, mut each: impl FnMut(&str)) {
 /// 6 bytes is packed into an integer and looked up among the packed stop
 /// words (no hashing, no string comparison).
 fn is_stop_word(word: &str) -> bool {
-    word.len() <= 6 && STOP_PACKED.binary_search(&pack(word.as_bytes())).is_ok()
+    let bytes = word.as_bytes();
+    // Most words are told apart by their length and first letter alone.
+    bytes.len() <= 6
+        && STOP_FIRST[bytes.len()] & (1u32 << (bytes[0] & 31)) != 0
+        && STOP_PACKED.binary_search(&pack(bytes)).is_ok()
 }
+
+/// Per length, the first letters of the stop words of that length (bit
+/// `letter & 31`).
+const STOP_FIRST: [u32; 7] = {
+    let mut first = [0u32; 7];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        let word = STOP_WORDS[i].as_bytes();
+        first[word.len()] |= 1 << (word[0] & 31);
+        i += 1;
+    }
+    first
+};
 
 /// `word` (at most 8 bytes) as a big-endian integer padded with zeros: the
 /// order of packed words is the order of the words.
@@ -163,6 +173,91 @@ impl std::hash::Hasher for TermHasher {
 /// A `HashMap` keyed by terms, with [`TermHasher`].
 pub(crate) type TermMap<V> =
     std::collections::HashMap<Box<str>, V, std::hash::BuildHasherDefault<TermHasher>>;
+
+/// The distinct terms of a text with their counts (capped at 255), held
+/// back to back in one buffer: counting a body allocates no string per
+/// term.
+pub(crate) struct TermCounts {
+    text: String,
+    /// Start in `text`, length, count, and hash of each distinct term.
+    entries: Vec<(u32, u8, u8, u32)>,
+    /// Open addressing: an entry's index + 1, or 0 for none.
+    table: Vec<u32>,
+    /// Terms counted (with repeats).
+    pub(crate) total: u32,
+}
+
+impl TermCounts {
+    /// Counts the terms of `text`.
+    pub(crate) fn of(text: &str) -> TermCounts {
+        // About one distinct term per 24 bytes of a skill body.
+        let size = (text.len() / 12).next_power_of_two().max(64);
+        let mut counts = TermCounts {
+            text: String::with_capacity(text.len() / 4),
+            entries: Vec::with_capacity(size / 2),
+            table: vec![0; size],
+            total: 0,
+        };
+        terms(text, |t| counts.add(t));
+        counts
+    }
+
+    fn add(&mut self, term: &str) {
+        use std::hash::Hasher;
+        self.total = self.total.saturating_add(1);
+        let mut hasher = TermHasher::default();
+        hasher.write(term.as_bytes());
+        let hash = (hasher.finish() >> 32) as u32;
+        let mask = self.table.len() - 1;
+        let mut at = hash as usize & mask;
+        loop {
+            match self.table[at] {
+                0 => break,
+                e => {
+                    let entry = &mut self.entries[e as usize - 1];
+                    let (start, len) = (entry.0 as usize, usize::from(entry.1));
+                    if entry.3 == hash && &self.text[start..start + len] == term {
+                        entry.2 = entry.2.saturating_add(1);
+                        return;
+                    }
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        // Terms are at most 128 bytes (`MAX_TERM` characters).
+        let (Ok(start), Ok(len)) = (u32::try_from(self.text.len()), u8::try_from(term.len()))
+        else {
+            return;
+        };
+        self.text.push_str(term);
+        self.entries.push((start, len, 1, hash));
+        self.table[at] = self.entries.len() as u32;
+        if self.entries.len() * 2 > self.table.len() {
+            self.grow();
+        }
+    }
+
+    /// Doubles the table (kept at most half full).
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        self.table = vec![0; size];
+        for (i, entry) in self.entries.iter().enumerate() {
+            let mut at = entry.3 as usize & (size - 1);
+            while self.table[at] != 0 {
+                at = (at + 1) & (size - 1);
+            }
+            self.table[at] = i as u32 + 1;
+        }
+    }
+
+    /// The distinct terms and their counts, in order of first occurrence.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u8)> {
+        self.entries.iter().map(|&(start, len, count, _)| {
+            let start = start as usize;
+            (&self.text[start..start + usize::from(len)], count)
+        })
+    }
+}
 
 /// The terms of `text`, collected.
 pub(crate) fn term_list(text: &str) -> Vec<String> {
@@ -290,7 +385,11 @@ mod tests {
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(STOP_WORDS.iter().all(|w| w.len() <= 6));
+        assert!(
+            STOP_WORDS
+                .iter()
+                .all(|w| w.len() <= 6 && w.as_bytes()[0].is_ascii_lowercase())
+        );
         assert!(STOP_PACKED.windows(2).all(|w| w[0] < w[1]));
         assert!(STOP_WORDS.iter().all(|w| is_stop_word(w)));
         for word in [
@@ -387,6 +486,27 @@ mod tests {
             files > 100,
             "the corpus is at tests/fixtures/corpus ({files} files)"
         );
+    }
+
+    #[test]
+    fn term_counts_count_each_distinct_term() {
+        let text = "Report reports REPORTING; pdf pdf pdf and tables ".repeat(100);
+        let counts = TermCounts::of(&text);
+        let mut expected: Vec<(String, u8)> = Vec::new();
+        for t in term_list(&text) {
+            match expected.iter_mut().find(|e| e.0 == t) {
+                Some(e) => e.1 = e.1.saturating_add(1),
+                None => expected.push((t, 1)),
+            }
+        }
+        let got: Vec<(String, u8)> = counts.iter().map(|(t, c)| (t.to_owned(), c)).collect();
+        assert_eq!(got, expected);
+        assert_eq!(counts.total as usize, term_list(&text).len());
+        // Many distinct terms: the table grows and keeps every one.
+        let many: String = (0..5000).map(|i| format!("w{i} w{i} ")).collect();
+        let counts = TermCounts::of(&many);
+        assert_eq!(counts.iter().count(), 5000);
+        assert!(counts.iter().all(|(_, c)| c == 2));
     }
 
     #[test]
