@@ -4,9 +4,10 @@
 //! A posting is one `u32`: the slot in the upper 24 bits, the term's
 //! frequencies in the lower 8. A term has two posting lists: `head` (name,
 //! kit and description, packed as 3 + 1 + 4 bits) and `body` (the count,
-//! capped at 255). Slots are never reused: a changed skill gets a new slot
-//! and the old one is marked dead (its postings are skipped), and the index
-//! is compacted when dead slots outnumber live ones.
+//! capped at 255); both are sorted by slot (the bounded search of `topk`
+//! looks slots up in them). Slots are never reused: a changed skill gets a
+//! new slot and the old one is marked dead (its postings are skipped), and
+//! the index is compacted when dead slots outnumber live ones.
 
 mod topk;
 

@@ -13,6 +13,11 @@
 //! two (8 letters and more), at a lower weight. A query that is a skill's
 //! full name (`pdf:reader`) or bare name (`reader`) ranks that skill first.
 //!
+//! Without an embedder, a search does only the work its best `limit` need:
+//! once the words left to score (the most common ones) could not lift a
+//! skill not yet seen into the top, they are only looked up for the skills
+//! still in the running; the answer is the one scoring every skill gives.
+//!
 //! With an [`Embedder`] ([`CatalogBuilder::embedder`]), each skill's
 //! `name: description` is embedded once per skill version and cached; the
 //! query is embedded on every search, and the two scores combine as a
