@@ -70,6 +70,11 @@ impl Index {
             let (id, idf) = units[unit];
             let term = &terms[id as usize];
             let left = rest[at + 1];
+            if idf <= 0.0 {
+                // A word in (nearly) every skill adds nothing to any score;
+                // skipped, so a slot's score is 0 only until it is touched.
+                continue;
+            }
             if !closed {
                 norms.accumulate(term, idf, lens, scratch);
                 #[cfg(test)]
@@ -288,6 +293,33 @@ mod tests {
         for query in QUERIES {
             let all = index.score(query);
             for limit in [1, 3, 5, 10, 40, 10_000] {
+                let top = index.score_top(query, limit, None);
+                assert_eq!(
+                    best(&index, top, limit),
+                    best(&index, all.clone(), limit),
+                    "{query:?}, limit {limit}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bounded_search_agrees_when_a_word_is_in_every_skill() {
+        // `deploy` in the name and the body of every skill: its idf is 0.
+        let mut index = Index::default();
+        for (name, body) in [
+            ("a:deploy-web", "deploy the web app to staging"),
+            ("a:deploy-db", "deploy database migrations to staging"),
+            ("a:deploy-docs", "deploy documentation"),
+        ] {
+            let slot = index
+                .add(Arc::new(Skill::new(name, "Deploy things.")))
+                .expect("room");
+            index.add_body(slot, body_terms(body));
+        }
+        for query in ["deploy staging", "deploy", "deploy web docs"] {
+            let all = index.score(query);
+            for limit in [1, 2, 3] {
                 let top = index.score_top(query, limit, None);
                 assert_eq!(
                     best(&index, top, limit),
