@@ -446,6 +446,19 @@ mod tests {
         out
     }
 
+    /// Each distinct term of `terms` with its count (capped at 255), in
+    /// order of first occurrence.
+    fn counted(terms: &[String]) -> Vec<(&str, u8)> {
+        let mut out: Vec<(&str, u8)> = Vec::new();
+        for t in terms {
+            match out.iter_mut().find(|e| e.0 == t) {
+                Some(e) => e.1 = e.1.saturating_add(1),
+                None => out.push((t, 1)),
+            }
+        }
+        out
+    }
+
     #[test]
     fn fast_path_gives_the_terms_of_the_reference() {
         let long = "x".repeat(MAX_TERM * 4 + 1);
@@ -463,6 +476,11 @@ mod tests {
         ];
         for text in texts {
             assert_eq!(term_list(text), reference(text), "{text:?}");
+            assert_eq!(
+                TermCounts::of(text).iter().collect::<Vec<_>>(),
+                counted(&reference(text)),
+                "{text:?}"
+            );
         }
         let corpus =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
@@ -478,7 +496,14 @@ mod tests {
                     stack.push(path);
                 } else if let Ok(text) = std::fs::read_to_string(&path) {
                     files += 1;
-                    assert_eq!(term_list(&text), reference(&text), "{}", path.display());
+                    let expected = reference(&text);
+                    assert_eq!(term_list(&text), expected, "{}", path.display());
+                    assert_eq!(
+                        TermCounts::of(&text).iter().collect::<Vec<_>>(),
+                        counted(&expected),
+                        "{}",
+                        path.display()
+                    );
                 }
             }
         }
