@@ -14,6 +14,10 @@
 
 use super::{Index, idf};
 
+/// A search whose `limit` times this reaches the live slots scores every
+/// posting ([`Index::score`]).
+const WIDE: usize = 16;
+
 /// Slack on the bounds, for float rounding (scores summed in another order
 /// differ in their last bits): a slot is dropped only when it is short of
 /// the threshold by more than this.
@@ -32,6 +36,11 @@ impl Index {
         limit: usize,
         name: Option<&str>,
     ) -> Vec<(u32, f32)> {
+        if limit.saturating_mul(WIDE) >= self.live {
+            // A limit near the catalog's size: most slots are answers, and
+            // looking each up costs more than scoring every posting.
+            return self.score(query);
+        }
         let query_terms = self.query_terms(query);
         if query_terms.is_empty() || self.live == 0 || limit == 0 {
             return Vec::new();
@@ -307,16 +316,26 @@ mod tests {
     fn bounded_search_agrees_when_a_word_is_in_every_skill() {
         // `deploy` in the name and the body of every skill: its idf is 0.
         let mut index = Index::default();
-        for (name, body) in [
+        let mut skills: Vec<(String, String)> = [
             ("a:deploy-web", "deploy the web app to staging"),
             ("a:deploy-db", "deploy database migrations to staging"),
             ("a:deploy-docs", "deploy documentation"),
-        ] {
+        ]
+        .iter()
+        .map(|(n, b)| (n.to_string(), b.to_string()))
+        .collect();
+        skills
+            .extend((0..60).map(|i| (format!("b:deploy-n{i}"), format!("deploy n{i} somewhere"))));
+        for (name, body) in skills {
             let slot = index
                 .add(Arc::new(Skill::new(name, "Deploy things.")))
                 .expect("room");
-            index.add_body(slot, body_terms(body));
+            index.add_body(slot, body_terms(&body));
         }
+        assert!(
+            super::WIDE * 3 < index.live(),
+            "the bounded search is what runs"
+        );
         for query in ["deploy staging", "deploy", "deploy web docs"] {
             let all = index.score(query);
             for limit in [1, 2, 3] {
