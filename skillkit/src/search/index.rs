@@ -4,9 +4,12 @@
 //! A posting is one `u32`: the slot in the upper 24 bits, the term's
 //! frequencies in the lower 8. A term has two posting lists: `head` (name,
 //! kit and description, packed as 3 + 1 + 4 bits) and `body` (the count,
-//! capped at 255). Slots are never reused: a changed skill gets a new slot
-//! and the old one is marked dead (its postings are skipped), and the index
-//! is compacted when dead slots outnumber live ones.
+//! capped at 255); both are sorted by slot (the bounded search of `topk`
+//! looks slots up in them). Slots are never reused: a changed skill gets a
+//! new slot and the old one is marked dead (its postings are skipped), and
+//! the index is compacted when dead slots outnumber live ones.
+
+mod topk;
 
 use std::sync::Arc;
 
@@ -57,8 +60,7 @@ struct Term {
 
 /// The terms of one skill's body with their counts, read outside the lock.
 pub(crate) struct BodyTerms {
-    pub(crate) terms: Vec<(Box<str>, u8)>,
-    pub(crate) len: u32,
+    terms: text::TermCounts,
 }
 
 /// How one term of a query reaches the index: the terms it matches (itself,
@@ -94,6 +96,14 @@ struct Scratch {
     touched: Vec<u32>,
     term_touched: Vec<u32>,
     row: Vec<usize>,
+    /// Slots picked by the bounded search (see `topk`).
+    picked: Vec<u32>,
+    /// Scores copied to find the k-th best.
+    kth: Vec<f32>,
+    /// Postings read and looked up by the last bounded search (what its
+    /// test checks).
+    #[cfg(test)]
+    visited: usize,
 }
 
 impl Index {
@@ -219,15 +229,25 @@ impl Index {
 
     /// Adds the body terms of `slot`.
     pub(crate) fn add_body(&mut self, slot: u32, body: BodyTerms) {
-        if body.len == 0 || self.lens[slot as usize].body > 0 {
+        let len = body.terms.total;
+        if len == 0 || self.lens[slot as usize].body > 0 {
             return;
         }
-        for (term, tf) in &body.terms {
+        for (term, tf) in body.terms.iter() {
             let id = self.term_id(term) as usize;
-            self.terms[id].body.push(slot << 8 | u32::from(*tf));
+            let list = &mut self.terms[id].body;
+            let posting = slot << 8 | u32::from(tf);
+            // Kept sorted by slot (the bounded search looks slots up): a
+            // body read before an older slot's lands in its place.
+            if list.last().is_none_or(|&p| p >> 8 < slot) {
+                list.push(posting);
+            } else {
+                let at = list.partition_point(|&p| p >> 8 < slot);
+                list.insert(at, posting);
+            }
         }
-        self.lens[slot as usize].body = body.len;
-        self.sum_body += u64::from(body.len);
+        self.lens[slot as usize].body = len;
+        self.sum_body += u64::from(len);
         self.bodies_indexed += 1;
     }
 
@@ -332,10 +352,7 @@ impl Index {
             return Vec::new();
         }
         let n = self.live as f32;
-        let avg = |sum: u64, count: usize| (sum as f32 / count.max(1) as f32).max(1.0);
-        let avg_name = avg(self.sum_name, self.live);
-        let avg_desc = avg(self.sum_desc, self.live);
-        let avg_body = avg(self.sum_body, self.bodies_indexed);
+        let norms = self.norms();
         let Index {
             lens,
             terms,
@@ -347,47 +364,8 @@ impl Index {
         for query_term in &query_terms {
             for &(id, weight) in &query_term.ids {
                 let term = &terms[id as usize];
-                let df = (term.head.len() + term.body.len()).max(1) as f32;
-                let idf = (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln() * weight;
-                for &p in &term.head {
-                    let s = (p >> 8) as usize;
-                    let slot = lens[s];
-                    if !slot.live {
-                        continue;
-                    }
-                    let tf = p & 0xff;
-                    let (name, kit, desc) = (tf & 7, (tf >> 3) & 1, tf >> 4);
-                    let norm = |len: f32, avg: f32, b: f32| 1.0 - b + b * len / avg;
-                    let value = W_NAME * name as f32 / norm(f32::from(slot.name), avg_name, B_NAME)
-                        + W_KIT * kit as f32
-                        + W_DESC * desc as f32 / norm(f32::from(slot.desc), avg_desc, B_DESC);
-                    if scratch.tf[s] == 0.0 {
-                        scratch.term_touched.push(s as u32);
-                    }
-                    scratch.tf[s] += value;
-                }
-                for &p in &term.body {
-                    let s = (p >> 8) as usize;
-                    let slot = lens[s];
-                    if !slot.live || slot.body == 0 {
-                        continue;
-                    }
-                    let tf = (p & 0xff) as f32;
-                    let value = W_BODY * tf / (1.0 - B_BODY + B_BODY * slot.body as f32 / avg_body);
-                    if scratch.tf[s] == 0.0 {
-                        scratch.term_touched.push(s as u32);
-                    }
-                    scratch.tf[s] += value;
-                }
-                for &s in &scratch.term_touched {
-                    let s = s as usize;
-                    let tf = std::mem::take(&mut scratch.tf[s]);
-                    if scratch.score[s] == 0.0 {
-                        scratch.touched.push(s as u32);
-                    }
-                    scratch.score[s] += idf * tf / (K1 + tf);
-                }
-                scratch.term_touched.clear();
+                let idf = idf(n, term, weight);
+                norms.accumulate(term, idf, lens, scratch);
             }
         }
         let hits = scratch
@@ -398,6 +376,16 @@ impl Index {
             .collect();
         scratch.touched.clear();
         hits
+    }
+
+    /// The average field lengths scoring normalises by.
+    fn norms(&self) -> Norms {
+        let avg = |sum: u64, count: usize| (sum as f32 / count.max(1) as f32).max(1.0);
+        Norms {
+            name: avg(self.sum_name, self.live),
+            desc: avg(self.sum_desc, self.live),
+            body: avg(self.sum_body, self.bodies_indexed),
+        }
     }
 
     /// Bytes held by the index itself (postings, dictionary, slots), an
@@ -424,21 +412,109 @@ impl Index {
     }
 }
 
+/// The inverse document frequency of `term` among `n` live slots, times
+/// `weight` (below 1 for a typo match): the most one term adds to a score.
+fn idf(n: f32, term: &Term, weight: f32) -> f32 {
+    let df = (term.head.len() + term.body.len()).max(1) as f32;
+    (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln() * weight
+}
+
+/// Average field lengths (in terms).
+#[derive(Clone, Copy)]
+struct Norms {
+    name: f32,
+    desc: f32,
+    body: f32,
+}
+
+impl Norms {
+    /// The weighted, length-normalised frequency a head posting adds.
+    #[inline]
+    fn head(&self, p: u32, slot: Lens) -> f32 {
+        let tf = p & 0xff;
+        let (name, kit, desc) = (tf & 7, (tf >> 3) & 1, tf >> 4);
+        let norm = |len: f32, avg: f32, b: f32| 1.0 - b + b * len / avg;
+        W_NAME * name as f32 / norm(f32::from(slot.name), self.name, B_NAME)
+            + W_KIT * kit as f32
+            + W_DESC * desc as f32 / norm(f32::from(slot.desc), self.desc, B_DESC)
+    }
+
+    /// The weighted, length-normalised frequency a body posting adds.
+    #[inline]
+    fn body(&self, p: u32, slot: Lens) -> f32 {
+        let tf = (p & 0xff) as f32;
+        W_BODY * tf / (1.0 - B_BODY + B_BODY * slot.body as f32 / self.body)
+    }
+
+    /// Adds what `term` (with `idf`) scores to `scratch.score`, for every
+    /// live slot in its postings (new ones pushed on `scratch.touched`).
+    fn accumulate(&self, term: &Term, idf: f32, lens: &[Lens], scratch: &mut Scratch) {
+        for &p in &term.head {
+            let s = (p >> 8) as usize;
+            let slot = lens[s];
+            if !slot.live {
+                continue;
+            }
+            let value = self.head(p, slot);
+            if scratch.tf[s] == 0.0 {
+                scratch.term_touched.push(s as u32);
+            }
+            scratch.tf[s] += value;
+        }
+        for &p in &term.body {
+            let s = (p >> 8) as usize;
+            let slot = lens[s];
+            if !slot.live || slot.body == 0 {
+                continue;
+            }
+            let value = self.body(p, slot);
+            if scratch.tf[s] == 0.0 {
+                scratch.term_touched.push(s as u32);
+            }
+            scratch.tf[s] += value;
+        }
+        for &s in &scratch.term_touched {
+            let s = s as usize;
+            let tf = std::mem::take(&mut scratch.tf[s]);
+            if scratch.score[s] == 0.0 {
+                scratch.touched.push(s as u32);
+            }
+            scratch.score[s] += idf * tf / (K1 + tf);
+        }
+        scratch.term_touched.clear();
+    }
+
+    /// What `term` (with `idf`) adds to the score of slot `s`, found by
+    /// binary search in its postings (sorted by slot).
+    fn lookup(&self, term: &Term, idf: f32, lens: &[Lens], s: u32) -> Option<f32> {
+        let slot = lens[s as usize];
+        if !slot.live {
+            return None;
+        }
+        let find = |list: &[u32]| {
+            list.binary_search_by_key(&s, |p| p >> 8)
+                .ok()
+                .map(|at| list[at])
+        };
+        let mut tf = 0.0;
+        let mut found = false;
+        if let Some(p) = find(&term.head) {
+            tf += self.head(p, slot);
+            found = true;
+        }
+        if slot.body > 0
+            && let Some(p) = find(&term.body)
+        {
+            tf += self.body(p, slot);
+            found = true;
+        }
+        found.then(|| idf * tf / (K1 + tf))
+    }
+}
+
 /// Counts the terms of a body (read outside the index's lock).
 pub(crate) fn body_terms(text: &str) -> BodyTerms {
-    let mut counts: text::TermMap<u8> = text::TermMap::default();
-    let mut len = 0u32;
-    text::terms(text, |t| {
-        len += 1;
-        match counts.get_mut(t) {
-            Some(c) => *c = c.saturating_add(1),
-            None => {
-                counts.insert(t.into(), 1);
-            }
-        }
-    });
     BodyTerms {
-        terms: counts.into_iter().collect(),
-        len,
+        terms: text::TermCounts::of(text),
     }
 }

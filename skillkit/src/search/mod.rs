@@ -13,6 +13,11 @@
 //! two (8 letters and more), at a lower weight. A query that is a skill's
 //! full name (`pdf:reader`) or bare name (`reader`) ranks that skill first.
 //!
+//! Without an embedder, a search does only the work its best `limit` need:
+//! once the words left to score (the most common ones) could not lift a
+//! skill not yet seen into the top, they are only looked up for the skills
+//! still in the running; the answer is the one scoring every skill gives.
+//!
 //! With an [`Embedder`] ([`CatalogBuilder::embedder`]), each skill's
 //! `name: description` is embedded once per skill version and cached; the
 //! query is embedded on every search, and the two scores combine as a
@@ -220,7 +225,13 @@ impl Catalog {
         if limit == 0 {
             return Vec::new();
         }
-        let mut scored = state.index.score(query);
+        let mut scored = match &search.embedder {
+            // The semantic score needs every lexical one.
+            Some(_) => state.index.score(query),
+            // The best `limit` (and the skills named as the query), scored
+            // without reading every posting of the query's words.
+            None => state.index.score_top(query, limit, one_word(query)),
+        };
         boost_exact_names(&state.index, &mut scored, query);
         if let Some(embedder) = &search.embedder {
             scored = semantic::combine(&mut state.index, embedder.as_ref(), query, scored);
@@ -287,10 +298,9 @@ impl Catalog {
 /// A query that is a skill's full name (`pdf:reader`) or bare name
 /// (`reader`) puts that skill above every other.
 fn boost_exact_names(index: &index::Index, scored: &mut [(u32, f32)], query: &str) {
-    let query = query.trim();
-    if query.is_empty() || query.contains(char::is_whitespace) {
+    let Some(query) = one_word(query) else {
         return;
-    }
+    };
     let top = scored.iter().map(|s| s.1).fold(0.0, f32::max);
     for (slot, score) in scored.iter_mut() {
         let Some(skill) = index.slots[*slot as usize].skill.as_ref() else {
@@ -300,6 +310,12 @@ fn boost_exact_names(index: &index::Index, scored: &mut [(u32, f32)], query: &st
             *score += top;
         }
     }
+}
+
+/// The query trimmed, when it is one word (it may then be a skill's name).
+fn one_word(query: &str) -> Option<&str> {
+    let query = query.trim();
+    (!query.is_empty() && !query.contains(char::is_whitespace)).then_some(query)
 }
 
 mod semantic {

@@ -19,44 +19,123 @@ const STOP_WORDS: &[&str] = &[
 
 /// Calls `each` with every index term of `text`, in order (a term once per
 /// occurrence).
+///
+/// Words are runs of letters and digits. The scan is over bytes: an ASCII
+/// word (nearly every word of a skill) is copied into one reused buffer and
+/// lowercased in place, with no allocation; a word with other letters takes
+/// the general path (Unicode lowercasing).
 pub(crate) fn terms(text: &str, mut each: impl FnMut(&str)) {
-    let mut word = String::new();
-    for piece in text.split(|c: char| !c.is_alphanumeric()) {
+    let bytes = text.as_bytes();
+    let mut word = String::with_capacity(MAX_TERM * 4);
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b.is_ascii() && !b.is_ascii_alphanumeric() {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        let mut ascii = true;
+        while at < bytes.len() {
+            let b = bytes[at];
+            if b.is_ascii() {
+                if !b.is_ascii_alphanumeric() {
+                    break;
+                }
+                at += 1;
+            } else {
+                // `at` is on a character boundary: only whole characters
+                // are stepped over.
+                let Some(c) = text[at..].chars().next() else {
+                    break;
+                };
+                if !c.is_alphanumeric() {
+                    break;
+                }
+                ascii = false;
+                at += c.len_utf8();
+            }
+        }
+        if at == start {
+            // A character that is neither ASCII nor a letter or digit.
+            at += text[at..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let piece = &bytes[start..at];
         if piece.len() < 2 || piece.len() > MAX_TERM * 4 {
             continue;
         }
         word.clear();
-        if piece.is_ascii() {
-            word.push_str(piece);
+        if ascii {
+            // Copied, not validated again: ASCII letters and digits.
+            word.push_str(&text[start..at]);
             word.make_ascii_lowercase();
         } else {
-            word.extend(piece.chars().flat_map(char::to_lowercase));
+            word.extend(text[start..at].chars().flat_map(char::to_lowercase));
             if word.chars().count() < 2 {
                 continue;
             }
         }
-        if is_stop_word(&word) {
+        let term = word.as_str();
+        if is_stop_word(term) {
             continue;
         }
-        let stem = stem(&word);
+        let stem = stem(term);
         if stem.len() <= MAX_TERM || stem.chars().count() <= MAX_TERM {
             each(stem);
         }
     }
 }
 
-/// Whether `word` (lowercase) is one of [`STOP_WORDS`]: most words are
-/// told apart by their length and first letter, without a comparison.
+/// Whether `word` (lowercase) is one of [`STOP_WORDS`]: a word of at most
+/// 6 bytes is packed into an integer and looked up among the packed stop
+/// words (no hashing, no string comparison).
 fn is_stop_word(word: &str) -> bool {
     let bytes = word.as_bytes();
-    if bytes.len() > 6 || !STOP_FIRST.contains(&bytes[0]) {
-        return false;
-    }
-    STOP_WORDS.binary_search(&word).is_ok()
+    // Most words are told apart by their length and first letter alone.
+    bytes.len() <= 6
+        && STOP_FIRST[bytes.len()] & (1u32 << (bytes[0] & 31)) != 0
+        && STOP_PACKED.binary_search(&pack(bytes)).is_ok()
 }
 
-/// The first letters of the stop words.
-const STOP_FIRST: &[u8] = b"abcdefghimnorstuwy";
+/// Per length, the first letters of the stop words of that length (bit
+/// `letter & 31`).
+const STOP_FIRST: [u32; 7] = {
+    let mut first = [0u32; 7];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        let word = STOP_WORDS[i].as_bytes();
+        first[word.len()] |= 1 << (word[0] & 31);
+        i += 1;
+    }
+    first
+};
+
+/// `word` (at most 8 bytes) as a big-endian integer padded with zeros: the
+/// order of packed words is the order of the words.
+const fn pack(word: &[u8]) -> u64 {
+    let mut packed = 0u64;
+    let mut i = 0;
+    while i < 8 {
+        packed <<= 8;
+        if i < word.len() {
+            packed |= word[i] as u64;
+        }
+        i += 1;
+    }
+    packed
+}
+
+/// [`STOP_WORDS`] packed ([`pack`]), in the same (sorted) order.
+const STOP_PACKED: [u64; STOP_WORDS.len()] = {
+    let mut packed = [0u64; STOP_WORDS.len()];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        packed[i] = pack(STOP_WORDS[i].as_bytes());
+        i += 1;
+    }
+    packed
+};
 
 /// A fast hasher for short terms (FxHash's multiply-rotate): the index hashes
 /// every word it reads, and its keys are not chosen by an attacker who
@@ -94,6 +173,91 @@ impl std::hash::Hasher for TermHasher {
 /// A `HashMap` keyed by terms, with [`TermHasher`].
 pub(crate) type TermMap<V> =
     std::collections::HashMap<Box<str>, V, std::hash::BuildHasherDefault<TermHasher>>;
+
+/// The distinct terms of a text with their counts (capped at 255), held
+/// back to back in one buffer: counting a body allocates no string per
+/// term.
+pub(crate) struct TermCounts {
+    text: String,
+    /// Start in `text`, length, count, and hash of each distinct term.
+    entries: Vec<(u32, u8, u8, u32)>,
+    /// Open addressing: an entry's index + 1, or 0 for none.
+    table: Vec<u32>,
+    /// Terms counted (with repeats).
+    pub(crate) total: u32,
+}
+
+impl TermCounts {
+    /// Counts the terms of `text`.
+    pub(crate) fn of(text: &str) -> TermCounts {
+        // About one distinct term per 24 bytes of a skill body.
+        let size = (text.len() / 12).next_power_of_two().max(64);
+        let mut counts = TermCounts {
+            text: String::with_capacity(text.len() / 4),
+            entries: Vec::with_capacity(size / 2),
+            table: vec![0; size],
+            total: 0,
+        };
+        terms(text, |t| counts.add(t));
+        counts
+    }
+
+    fn add(&mut self, term: &str) {
+        use std::hash::Hasher;
+        self.total = self.total.saturating_add(1);
+        let mut hasher = TermHasher::default();
+        hasher.write(term.as_bytes());
+        let hash = (hasher.finish() >> 32) as u32;
+        let mask = self.table.len() - 1;
+        let mut at = hash as usize & mask;
+        loop {
+            match self.table[at] {
+                0 => break,
+                e => {
+                    let entry = &mut self.entries[e as usize - 1];
+                    let (start, len) = (entry.0 as usize, usize::from(entry.1));
+                    if entry.3 == hash && &self.text[start..start + len] == term {
+                        entry.2 = entry.2.saturating_add(1);
+                        return;
+                    }
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        // Terms are at most 128 bytes (`MAX_TERM` characters).
+        let (Ok(start), Ok(len)) = (u32::try_from(self.text.len()), u8::try_from(term.len()))
+        else {
+            return;
+        };
+        self.text.push_str(term);
+        self.entries.push((start, len, 1, hash));
+        self.table[at] = self.entries.len() as u32;
+        if self.entries.len() * 2 > self.table.len() {
+            self.grow();
+        }
+    }
+
+    /// Doubles the table (kept at most half full).
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        self.table = vec![0; size];
+        for (i, entry) in self.entries.iter().enumerate() {
+            let mut at = entry.3 as usize & (size - 1);
+            while self.table[at] != 0 {
+                at = (at + 1) & (size - 1);
+            }
+            self.table[at] = i as u32 + 1;
+        }
+    }
+
+    /// The distinct terms and their counts, in order of first occurrence.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u8)> {
+        self.entries.iter().map(|&(start, len, count, _)| {
+            let start = start as usize;
+            (&self.text[start..start + usize::from(len)], count)
+        })
+    }
+}
 
 /// The terms of `text`, collected.
 pub(crate) fn term_list(text: &str) -> Vec<String> {
@@ -224,9 +388,15 @@ mod tests {
         assert!(
             STOP_WORDS
                 .iter()
-                .all(|w| w.len() <= 6 && STOP_FIRST.contains(&w.as_bytes()[0]))
+                .all(|w| w.len() <= 6 && w.as_bytes()[0].is_ascii_lowercase())
         );
+        assert!(STOP_PACKED.windows(2).all(|w| w[0] < w[1]));
         assert!(STOP_WORDS.iter().all(|w| is_stop_word(w)));
+        for word in [
+            "ab", "abo", "abouts", "wha", "whatever", "zz", "yo", "yours",
+        ] {
+            assert!(!is_stop_word(word), "{word}");
+        }
     }
 
     #[test]
@@ -254,6 +424,114 @@ mod tests {
             term_list("Read the PDF-files of pdf:reader"),
             ["read", "pdf", "fil", "pdf", "reader"]
         );
+    }
+
+    /// The tokenizer as first written (split on `char`s, lowercase every
+    /// word into a `String`): the fast path must give the same terms.
+    fn reference(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for piece in text.split(|c: char| !c.is_alphanumeric()) {
+            if piece.len() < 2 || piece.len() > MAX_TERM * 4 {
+                continue;
+            }
+            let word: String = piece.chars().flat_map(char::to_lowercase).collect();
+            if word.chars().count() < 2 || STOP_WORDS.contains(&word.as_str()) {
+                continue;
+            }
+            let stem = stem(&word);
+            if stem.len() <= MAX_TERM || stem.chars().count() <= MAX_TERM {
+                out.push(stem.to_owned());
+            }
+        }
+        out
+    }
+
+    /// Each distinct term of `terms` with its count (capped at 255), in
+    /// order of first occurrence.
+    fn counted(terms: &[String]) -> Vec<(&str, u8)> {
+        let mut out: Vec<(&str, u8)> = Vec::new();
+        for t in terms {
+            match out.iter_mut().find(|e| e.0 == t) {
+                Some(e) => e.1 = e.1.saturating_add(1),
+                None => out.push((t, 1)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fast_path_gives_the_terms_of_the_reference() {
+        let long = "x".repeat(MAX_TERM * 4 + 1);
+        let texts = [
+            "Read the PDF-files of pdf:reader",
+            "Ünïcödé Wörds, ÉCOLE and İstanbul — ΣΊΣΥΦΟΣ's straße",
+            "mixed café2go x9 a1 README.md `cargo test --workspace` 3.14",
+            "日本語のテキスト and 中文 words",
+            "trailing é",
+            "é",
+            "\u{200b}zero\u{200b}width and emoji 🚀rocket🚀 ok",
+            long.as_str(),
+            "The THE tHe ABOUT abouts Whatever",
+            "",
+        ];
+        for text in texts {
+            assert_eq!(term_list(text), reference(text), "{text:?}");
+            assert_eq!(
+                TermCounts::of(text).iter().collect::<Vec<_>>(),
+                counted(&reference(text)),
+                "{text:?}"
+            );
+        }
+        let corpus =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
+        let mut files = 0;
+        let mut stack = vec![corpus];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if let Ok(text) = std::fs::read_to_string(&path) {
+                    files += 1;
+                    let expected = reference(&text);
+                    assert_eq!(term_list(&text), expected, "{}", path.display());
+                    assert_eq!(
+                        TermCounts::of(&text).iter().collect::<Vec<_>>(),
+                        counted(&expected),
+                        "{}",
+                        path.display()
+                    );
+                }
+            }
+        }
+        assert!(
+            files > 100,
+            "the corpus is at tests/fixtures/corpus ({files} files)"
+        );
+    }
+
+    #[test]
+    fn term_counts_count_each_distinct_term() {
+        let text = "Report reports REPORTING; pdf pdf pdf and tables ".repeat(100);
+        let counts = TermCounts::of(&text);
+        let mut expected: Vec<(String, u8)> = Vec::new();
+        for t in term_list(&text) {
+            match expected.iter_mut().find(|e| e.0 == t) {
+                Some(e) => e.1 = e.1.saturating_add(1),
+                None => expected.push((t, 1)),
+            }
+        }
+        let got: Vec<(String, u8)> = counts.iter().map(|(t, c)| (t.to_owned(), c)).collect();
+        assert_eq!(got, expected);
+        assert_eq!(counts.total as usize, term_list(&text).len());
+        // Many distinct terms: the table grows and keeps every one.
+        let many: String = (0..5000).map(|i| format!("w{i} w{i} ")).collect();
+        let counts = TermCounts::of(&many);
+        assert_eq!(counts.iter().count(), 5000);
+        assert!(counts.iter().all(|(_, c)| c == 2));
     }
 
     #[test]
