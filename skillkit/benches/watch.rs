@@ -127,7 +127,10 @@ fn bench(c: &mut Criterion) {
         // after that build, which would otherwise share the 2 cores.
         for (_, _, catalog) in &turn_catalogs {
             runtime.block_on(async {
-                agent(catalog).ask("warm up", |_| {}).await.expect("answered");
+                agent(catalog)
+                    .ask("warm up", |_| {})
+                    .await
+                    .expect("answered");
             });
             while catalog.search_stats().bodies_pending > 0 {
                 std::thread::sleep(Duration::from_millis(100));

@@ -137,6 +137,24 @@ impl CatalogBuilder {
         self
     }
 
+    /// Adds semantic ranking to [`Catalog::search`] with the application's
+    /// own model (see [`Embedder`] and the [module](crate::search) for how
+    /// scores combine).
+    ///
+    /// ```
+    /// struct Flat;
+    /// impl skillkit::Embedder for Flat {
+    ///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
+    ///         Ok(texts.iter().map(|_| vec![1.0]).collect())
+    ///     }
+    /// }
+    /// let catalog = skillkit::Catalog::builder().embedder(Flat).build();
+    /// ```
+    pub fn embedder(mut self, embedder: impl crate::search::Embedder + 'static) -> Self {
+        self.embedder = Some(Arc::new(embedder));
+        self
+    }
+
     /// The catalog.
     ///
     /// ```
@@ -170,6 +188,74 @@ pub struct SkillSummary {
 }
 
 impl Catalog {
+    /// The skills best matching `query`, best first, at most `limit`
+    /// (ranking: see the [module](crate::search)). Asks the providers now, as
+    /// every query does, and brings the index up to date first. Skills the
+    /// model may not see (`disable-model-invocation`) are returned too:
+    /// callers filter.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("docs:pdf-reader", "Read PDF documents."));
+    /// memory.put(skillkit::Skill::new("docs:slides", "Build slide decks."));
+    /// let catalog = skillkit::Catalog::builder().provider(memory).build();
+    /// // A plural and a typo.
+    /// let hits = catalog.search("read pdfs documnets", 10).await;
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!(hits[0].skill.name, "docs:pdf-reader");
+    /// # });
+    /// ```
+    pub async fn search(&self, query: &str, limit: usize) -> Vec<crate::search::SearchHit> {
+        let snapshot = self.snapshot().await;
+        self.search_snapshot(&snapshot, query, limit)
+    }
+
+    /// [`search`](Catalog::search) over a snapshot the caller already holds
+    /// (no provider is asked).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("git:commit", "Write a commit message."));
+    /// let catalog = skillkit::Catalog::builder().provider(memory).build();
+    /// let snapshot = catalog.snapshot().await;
+    /// let hits = catalog.search_snapshot(&snapshot, "commit", 3);
+    /// assert_eq!(hits[0].skill.name, "git:commit");
+    /// # });
+    /// ```
+    pub fn search_snapshot(
+        &self,
+        snapshot: &Snapshot,
+        query: &str,
+        limit: usize,
+    ) -> Vec<crate::search::SearchHit> {
+        self.inner
+            .search
+            .search(snapshot.kits_with_providers(), query, limit)
+    }
+
+    /// The search index's counters: how many skills it holds, how many skill
+    /// versions it has indexed so far, bodies still being read.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let memory = skillkit::Memory::new();
+    /// memory.put(skillkit::Skill::new("a:x", "X."));
+    /// let catalog = skillkit::Catalog::builder().provider(memory.clone()).build();
+    /// catalog.search("x", 1).await;
+    /// catalog.search("x", 1).await; // unchanged: nothing indexed again
+    /// assert_eq!(catalog.search_stats().reindexed, 1);
+    /// memory.put(skillkit::Skill::new("a:y", "Y."));
+    /// catalog.search("y", 1).await; // only the new skill
+    /// assert_eq!(catalog.search_stats().reindexed, 2);
+    /// assert_eq!(catalog.search_stats().skills, 2);
+    /// # });
+    /// ```
+    pub fn search_stats(&self) -> crate::search::SearchStats {
+        self.inner.search.stats()
+    }
+
     /// A builder; add providers in priority order.
     ///
     /// ```

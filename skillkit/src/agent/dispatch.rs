@@ -171,7 +171,11 @@ pub(crate) async fn run(
                 .catalog()
                 .search(query, search_skills::wanted(limit))
                 .await;
-            return Ok(search_skills::answer(&hits, &tools.activatable, limit));
+            return Ok(search_skills::answer(
+                &hits,
+                |name| tools.activatable.get(name).is_some(),
+                limit,
+            ));
         }
         Target::Script => {
             let Some(scripts) = host.scripts() else {

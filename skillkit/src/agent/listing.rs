@@ -20,7 +20,6 @@ use serde_json::Value;
 use crate::agent::activate::{ACTIVATE_SKILL, Activatable};
 use crate::agent::script::RUN_SKILL_SCRIPT;
 use crate::agent::search_skills::SEARCH_SKILLS;
-use crate::agent::toolset::ToolSet;
 use crate::llm::Message;
 use crate::prompt::{CLOSE, OPEN, skill_entry};
 use crate::skill::Skill;
@@ -265,30 +264,34 @@ fn recent_query(messages: &[Message]) -> String {
 pub(crate) struct Prompts(Mutex<Option<Last>>);
 
 struct Last {
-    tools: Arc<ToolSet>,
+    listing: Arc<Bounded>,
     used: Vec<String>,
     query: String,
     system: String,
 }
 
 impl Prompts {
-    /// The system prompt of a turn with `tools`, over `messages`, pinning
-    /// `pinned`; `search` finds the skills relevant to a query.
+    /// The system prompt of a turn whose tool set made `listing` (`None`:
+    /// every skill fits, and `system` is the prompt) and `activatable`, over
+    /// `messages`, pinning `pinned`; `search` finds the skills relevant to a
+    /// query.
     pub(crate) fn get(
         &self,
-        tools: &Arc<ToolSet>,
+        listing: Option<&Arc<Bounded>>,
+        system: &str,
+        activatable: &Activatable,
         messages: &[Message],
         pinned: &[String],
         search: impl FnOnce(&str, usize) -> Vec<crate::search::SearchHit>,
     ) -> String {
-        let Some(bounded) = &tools.listing else {
-            return tools.system.clone();
+        let Some(bounded) = listing else {
+            return system.to_owned();
         };
         let used = used(messages);
         let query = recent_query(messages);
         let mut last = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(last) = &*last
-            && Arc::ptr_eq(&last.tools, tools)
+            && Arc::ptr_eq(&last.listing, bounded)
             && last.used == used
             && last.query == query
         {
@@ -296,13 +299,13 @@ impl Prompts {
         }
         let hits = search(&query, RELEVANT);
         let system = bounded.prompt(
-            &tools.activatable,
+            activatable,
             &used,
             pinned,
             hits.iter().map(|hit| &hit.skill),
         );
         *last = Some(Last {
-            tools: Arc::clone(tools),
+            listing: Arc::clone(bounded),
             used,
             query,
             system: system.clone(),

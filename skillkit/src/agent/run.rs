@@ -232,7 +232,9 @@ impl AgentRun {
         let mut messages = Vec::with_capacity(history.messages.len() + 1);
         let catalog = &self.runtime.catalog;
         let system = self.prompts.get(
-            tools,
+            tools.listing.as_ref(),
+            &tools.system,
+            &tools.activatable,
             &history.messages,
             &self.runtime.pinned,
             |query, limit| catalog.search_snapshot(snapshot, query, limit),

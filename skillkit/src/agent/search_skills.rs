@@ -4,7 +4,6 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::activate::Activatable;
 use crate::llm::ToolDefinition;
 use crate::search::SearchHit;
 
@@ -63,12 +62,17 @@ pub(crate) fn wanted(limit: usize) -> usize {
     limit * 4 + 16
 }
 
-/// The hits of `hits` that `activatable` reaches, at most `limit`, as a
-/// JSON array of `{name, description, score}`, best first.
-pub(crate) fn answer(hits: &[SearchHit], activatable: &Activatable, limit: usize) -> String {
+/// The hits of `hits` the model may activate (`activatable` says which, by
+/// full name), at most `limit`, as a JSON array of `{name, description,
+/// score}`, best first.
+pub(crate) fn answer(
+    hits: &[SearchHit],
+    activatable: impl Fn(&str) -> bool,
+    limit: usize,
+) -> String {
     let found: Vec<Value> = hits
         .iter()
-        .filter(|hit| activatable.get(&hit.skill.name).is_some())
+        .filter(|hit| activatable(&hit.skill.name))
         .take(limit)
         .map(|hit| {
             json!({

@@ -130,7 +130,7 @@ pub(crate) struct ToolSet {
     pub(crate) system: String,
     /// An agent's listing when the skills do not all fit in its budget: the
     /// system prompt is then made for each turn from this.
-    pub(crate) listing: Option<Bounded>,
+    pub(crate) listing: Option<Arc<Bounded>>,
 }
 
 impl ToolSet {
@@ -264,7 +264,7 @@ impl ToolSet {
                 let system = match whole {
                     Some(system) => system,
                     None => {
-                        listing = Some(Bounded::new(head, knowledge.clone(), *budget));
+                        listing = Some(Arc::new(Bounded::new(head, knowledge.clone(), *budget)));
                         String::new()
                     }
                 };

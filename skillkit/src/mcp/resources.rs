@@ -9,7 +9,8 @@ use std::sync::Arc;
 use base64::Engine;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use rmcp::ErrorData;
-use rmcp::model::{ReadResourceResult, Resource, ResourceContents};
+use rmcp::model::{JsonObject, ReadResourceResult, Resource, ResourceContents};
+use serde_json::json;
 
 use crate::agent::files_beside;
 use crate::catalog::Snapshot;
@@ -170,7 +171,7 @@ fn synthesized(skill: &Skill) -> Result<String, ErrorData> {
     // JSON is YAML (a string a double-quoted scalar, a list or map a flow
     // collection), so each field is written as its JSON.
     let mut text = String::from("---\n");
-    let fields = super::skills::frontmatter_of(skill);
+    let fields = frontmatter_of(skill);
     let first = ["name", "description"];
     let rest = fields.keys().filter(|k| !first.contains(&k.as_str()));
     for key in first.iter().copied().chain(rest.map(String::as_str)) {
@@ -190,6 +191,39 @@ fn synthesized(skill: &Skill) -> Result<String, ErrorData> {
     text.push_str("---\n");
     text.push_str(&body);
     Ok(text)
+}
+
+/// The frontmatter of a skill that has no file: the fields it has, as a
+/// `SKILL.md` would hold them.
+pub(super) fn frontmatter_of(skill: &Skill) -> JsonObject {
+    let mut fields = JsonObject::new();
+    fields.insert("name".into(), json!(skill.bare_name()));
+    fields.insert("description".into(), json!(skill.description));
+    if let Some(license) = skill.license() {
+        fields.insert("license".into(), json!(license));
+    }
+    if let Some(compatibility) = skill.compatibility() {
+        fields.insert("compatibility".into(), json!(compatibility));
+    }
+    if !skill.allowed_tools().is_empty() {
+        fields.insert(
+            "allowed-tools".into(),
+            json!(skill.allowed_tools().join(" ")),
+        );
+    }
+    if !skill.metadata().is_empty() {
+        fields.insert("metadata".into(), json!(skill.metadata()));
+    }
+    if let Some(model) = skill.model() {
+        fields.insert("model".into(), json!(model));
+    }
+    if let Some(scope) = skill.required_scope() {
+        fields.insert("required_scope".into(), json!(scope));
+    }
+    for (key, value) in skill.extra() {
+        fields.entry(key.clone()).or_insert_with(|| json!(value));
+    }
+    fields
 }
 
 #[cfg(test)]

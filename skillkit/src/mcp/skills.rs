@@ -29,10 +29,10 @@ use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    DIRECTORY_MIME_TYPE, GetSkillResult, JsonObject, ListSkillsResult, ReadResourceDirectoryResult,
-    Resource, Skill as Entry, SkillFrontmatter, SkillResource, SkillResources,
+    DIRECTORY_MIME_TYPE, GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult, Resource,
+    Skill as Entry, SkillFrontmatter, SkillResource, SkillResources,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::agent::files_beside;
 use crate::catalog::Snapshot;
@@ -68,7 +68,7 @@ fn entry(skill: &Skill, digests: &Digests) -> Result<Entry, String> {
         }
         _ => (None, SkillResources::Dynamic),
     };
-    let mut fields = written.unwrap_or_else(|| frontmatter_of(skill));
+    let mut fields = written.unwrap_or_else(|| resources::frontmatter_of(skill));
     fields.remove("name");
     let description = match fields.remove("description") {
         Some(Value::String(text)) => text,
@@ -81,39 +81,6 @@ fn entry(skill: &Skill, digests: &Digests) -> Result<Entry, String> {
         .validate()
         .map_err(|e| format!("skill `{}` is not served by skills/list: {e}", skill.name))?;
     Ok(entry)
-}
-
-/// The frontmatter of a skill that has no file: the fields it has, as a
-/// `SKILL.md` would hold them.
-pub(super) fn frontmatter_of(skill: &Skill) -> JsonObject {
-    let mut fields = JsonObject::new();
-    fields.insert("name".into(), json!(skill.bare_name()));
-    fields.insert("description".into(), json!(skill.description));
-    if let Some(license) = skill.license() {
-        fields.insert("license".into(), json!(license));
-    }
-    if let Some(compatibility) = skill.compatibility() {
-        fields.insert("compatibility".into(), json!(compatibility));
-    }
-    if !skill.allowed_tools().is_empty() {
-        fields.insert(
-            "allowed-tools".into(),
-            json!(skill.allowed_tools().join(" ")),
-        );
-    }
-    if !skill.metadata().is_empty() {
-        fields.insert("metadata".into(), json!(skill.metadata()));
-    }
-    if let Some(model) = skill.model() {
-        fields.insert("model".into(), json!(model));
-    }
-    if let Some(scope) = skill.required_scope() {
-        fields.insert("required_scope".into(), json!(scope));
-    }
-    for (key, value) in skill.extra() {
-        fields.entry(key.clone()).or_insert_with(|| json!(value));
-    }
-    fields
 }
 
 /// The skills of `snapshot`, sorted by URI.

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::index::{self, Index};
-use crate::catalog::Snapshot;
 use crate::kit::{Kit, Skills};
 use crate::skill::Skill;
 
@@ -50,12 +49,16 @@ pub(crate) struct State {
 pub(crate) type Bodies = Vec<(u32, Arc<Skill>)>;
 
 impl State {
-    /// Brings the index to `snapshot`; returns the bodies to index.
-    pub(crate) fn update(&mut self, snapshot: &Snapshot) -> Bodies {
+    /// Brings the index to a snapshot's `kits`, each with the index of its
+    /// provider; returns the bodies to index.
+    pub(crate) fn update<'a>(
+        &mut self,
+        kits: impl IntoIterator<Item = (usize, &'a Kit)>,
+    ) -> Bodies {
         self.pass += 1;
         let pass = self.pass;
         let mut bodies = Vec::new();
-        for (provider, kit) in snapshot.kits_with_providers() {
+        for (provider, kit) in kits {
             if self.kits.len() <= provider {
                 self.kits.resize_with(provider + 1, HashMap::new);
             }

@@ -47,7 +47,7 @@ mod text;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::catalog::{Catalog, CatalogBuilder, Snapshot};
+use crate::kit::Kit;
 use crate::skill::Skill;
 
 use fresh::State;
@@ -151,72 +151,20 @@ impl Search {
     }
 }
 
-impl CatalogBuilder {
-    /// Adds semantic ranking to [`Catalog::search`] with the application's
-    /// own model (see [`Embedder`] and the [module](crate::search) for how
-    /// scores combine).
-    ///
-    /// ```
-    /// struct Flat;
-    /// impl skillkit::Embedder for Flat {
-    ///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
-    ///         Ok(texts.iter().map(|_| vec![1.0]).collect())
-    ///     }
-    /// }
-    /// let catalog = skillkit::Catalog::builder().embedder(Flat).build();
-    /// ```
-    pub fn embedder(mut self, embedder: impl Embedder + 'static) -> Self {
-        self.embedder = Some(Arc::new(embedder));
-        self
-    }
-}
-
-impl Catalog {
-    /// The skills best matching `query`, best first, at most `limit`
-    /// (ranking: see the [module](crate::search)). Asks the providers now, as
-    /// every query does, and brings the index up to date first. Skills the
-    /// model may not see (`disable-model-invocation`) are returned too:
-    /// callers filter.
-    ///
-    /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let memory = skillkit::Memory::new();
-    /// memory.put(skillkit::Skill::new("docs:pdf-reader", "Read PDF documents."));
-    /// memory.put(skillkit::Skill::new("docs:slides", "Build slide decks."));
-    /// let catalog = skillkit::Catalog::builder().provider(memory).build();
-    /// // A plural and a typo.
-    /// let hits = catalog.search("read pdfs documnets", 10).await;
-    /// assert_eq!(hits.len(), 1);
-    /// assert_eq!(hits[0].skill.name, "docs:pdf-reader");
-    /// # });
-    /// ```
-    pub async fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
-        let snapshot = self.snapshot().await;
-        self.search_snapshot(&snapshot, query, limit)
-    }
-
-    /// [`search`](Catalog::search) over a snapshot the caller already holds
-    /// (no provider is asked).
-    ///
-    /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let memory = skillkit::Memory::new();
-    /// memory.put(skillkit::Skill::new("git:commit", "Write a commit message."));
-    /// let catalog = skillkit::Catalog::builder().provider(memory).build();
-    /// let snapshot = catalog.snapshot().await;
-    /// let hits = catalog.search_snapshot(&snapshot, "commit", 3);
-    /// assert_eq!(hits[0].skill.name, "git:commit");
-    /// # });
-    /// ```
-    pub fn search_snapshot(
+impl Search {
+    /// The skills of a snapshot's `kits` (each with the index of its
+    /// provider) best matching `query`, best first, at most `limit`, the
+    /// index brought up to date first (see
+    /// [`Catalog::search`](crate::Catalog::search)).
+    pub(crate) fn search<'a>(
         &self,
-        snapshot: &Snapshot,
+        kits: impl IntoIterator<Item = (usize, &'a Kit)>,
         query: &str,
         limit: usize,
     ) -> Vec<SearchHit> {
-        let search = &self.inner.search;
+        let search = self;
         let mut state = search.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let bodies = state.update(snapshot);
+        let bodies = state.update(kits);
         if bodies.len() <= fresh::INLINE_BODIES {
             fresh::index_bodies(&mut state.index, &bodies);
         } else {
@@ -262,30 +210,9 @@ impl Catalog {
             .collect()
     }
 
-    /// The search index's counters: how many skills it holds, how many skill
-    /// versions it has indexed so far, bodies still being read.
-    ///
-    /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let memory = skillkit::Memory::new();
-    /// memory.put(skillkit::Skill::new("a:x", "X."));
-    /// let catalog = skillkit::Catalog::builder().provider(memory.clone()).build();
-    /// catalog.search("x", 1).await;
-    /// catalog.search("x", 1).await; // unchanged: nothing indexed again
-    /// assert_eq!(catalog.search_stats().reindexed, 1);
-    /// memory.put(skillkit::Skill::new("a:y", "Y."));
-    /// catalog.search("y", 1).await; // only the new skill
-    /// assert_eq!(catalog.search_stats().reindexed, 2);
-    /// assert_eq!(catalog.search_stats().skills, 2);
-    /// # });
-    /// ```
-    pub fn search_stats(&self) -> SearchStats {
-        let state = self
-            .inner
-            .search
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+    /// The index's counters (see [`Catalog::search_stats`](crate::Catalog::search_stats)).
+    pub(crate) fn stats(&self) -> SearchStats {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         SearchStats {
             skills: state.index.live(),
             reindexed: state.reindexed,
