@@ -3,7 +3,7 @@
 //! ([`KitProvider::tool`](crate::KitProvider::tool)).
 
 mod body;
-#[cfg(any(feature = "mcp", feature = "agent"))]
+#[cfg(any(feature = "mcp", feature = "agent", feature = "mcp-client"))]
 mod files;
 mod more;
 mod render;
@@ -15,6 +15,8 @@ use std::sync::Arc;
 use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
 pub use body::{Body, BodyError, BodySource};
+#[cfg(feature = "mcp-client")]
+pub(crate) use files::relative_path;
 #[cfg(any(feature = "mcp", feature = "agent"))]
 pub(crate) use files::resolve_file;
 #[cfg(feature = "mcp")]

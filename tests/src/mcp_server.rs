@@ -22,6 +22,9 @@ use rmcp::{ErrorData, ServerHandler};
 struct Entry {
     skill_md: String,
     served: Option<String>,
+    /// The other files, by path relative to the skill's folder: the bytes
+    /// listed, and those served instead when a test tampers with one.
+    files: BTreeMap<String, (String, Option<String>)>,
 }
 
 #[derive(Default)]
@@ -107,8 +110,37 @@ impl SkillsServer {
             Entry {
                 skill_md: skill_md.to_owned(),
                 served: None,
+                files: BTreeMap::new(),
             },
         );
+    }
+
+    /// Lists and serves `text` as file `path` (relative to the folder, as
+    /// written: a test may give `../x`) of skill `name`.
+    pub fn put_file(&self, name: &str, path: &str, text: &str) {
+        if let Some(entry) = self.lock().skills.get_mut(name) {
+            entry.files.insert(path.to_owned(), (text.to_owned(), None));
+        }
+    }
+
+    /// File `path` of skill `name` is listed with its digest, but
+    /// `resources/read` answers `served`.
+    pub fn tamper_file(&self, name: &str, path: &str, served: &str) {
+        if let Some(entry) = self.lock().skills.get_mut(name)
+            && let Some(file) = entry.files.get_mut(path)
+        {
+            file.1 = Some(served.to_owned());
+        }
+    }
+
+    /// The URI of file `path` of skill `name`.
+    pub fn file_uri(&self, name: &str, path: &str) -> String {
+        format!("skill://{}/{name}/{path}", self.kit)
+    }
+
+    /// How many times `resources/read` was asked, for any URI.
+    pub fn all_reads(&self) -> usize {
+        self.lock().reads.values().sum()
     }
 
     /// Skill `name` is listed with the digest of its `SKILL.md`, but
@@ -168,8 +200,11 @@ impl SkillsServer {
                         _ => frontmatter = frontmatter.with_field(key, value),
                     }
                 }
-                let file = SkillResource::from_bytes(&uri, entry.skill_md.as_bytes());
-                Skill::new(&uri, frontmatter, SkillResources::Files(vec![file]))
+                let mut files = vec![SkillResource::from_bytes(&uri, entry.skill_md.as_bytes())];
+                files.extend(entry.files.iter().map(|(path, (text, _))| {
+                    SkillResource::from_bytes(self.file_uri(name, path), text.as_bytes())
+                }));
+                Skill::new(&uri, frontmatter, SkillResources::Files(files))
             })
             .collect()
     }
@@ -240,7 +275,7 @@ impl ServerHandler for Handler {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let mut state = self.0.lock();
         *state.reads.entry(request.uri.clone()).or_default() += 1;
-        let text = state
+        let skill_md = state
             .skills
             .iter()
             .find(|(name, _)| self.0.uri(name) == request.uri)
@@ -249,7 +284,17 @@ impl ServerHandler for Handler {
                     .served
                     .clone()
                     .unwrap_or_else(|| entry.skill_md.clone())
+            });
+        let other = || {
+            state.skills.iter().find_map(|(name, entry)| {
+                entry.files.iter().find_map(|(path, (text, served))| {
+                    (self.0.file_uri(name, path) == request.uri)
+                        .then(|| served.clone().unwrap_or_else(|| text.clone()))
+                })
             })
+        };
+        let text = skill_md
+            .or_else(other)
             .ok_or_else(|| ErrorData::resource_not_found(request.uri.clone(), None))?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri)]).into())
     }

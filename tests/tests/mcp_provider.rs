@@ -377,3 +377,126 @@ async fn a_server_cannot_name_a_skill_into_another_kit() {
         "{diagnostics:?}"
     );
 }
+
+/// Activates `name` through an agent on `catalog` and returns the tool
+/// result (its text, whether it is an error).
+async fn activate(catalog: &Catalog, name: &str) -> (String, bool) {
+    let script = Scripted::new()
+        .tool_call("call_1", "activate_skill", json!({"name": name}))
+        .text("Done.");
+    let mut agent = start_agent(lead(), options(catalog.clone(), &script)).unwrap();
+    let (answer, events) = ask(&mut agent, "Work").await;
+    assert_eq!(answer.unwrap(), "Done.");
+    let result = outcomes(&events).remove(0);
+    (result.content, result.is_error)
+}
+
+/// On activation every file of a skill's manifest is read through
+/// `resources/read`, checked against its digest and written into a folder
+/// of its own: the model is told the skill's directory and its files, as
+/// for a local skill; a second activation of the unchanged skill reads
+/// nothing from the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_skills_files_are_fetched_checked_and_listed_on_activation() {
+    let server = SkillsServer::start("acme").await;
+    server.put(
+        "pdf",
+        &skill_md("pdf", "Read PDFs.", "Run scripts/run.sh.\n"),
+    );
+    server.put_file("pdf", "scripts/run.sh", "echo pdf\n");
+    server.put_file("pdf", "reference.md", "# Reference\n");
+    let catalog = Catalog::builder()
+        .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+        .build();
+
+    let (content, is_error) = activate(&catalog, "acme:pdf").await;
+    assert!(!is_error, "{content}");
+    assert!(content.contains("Run scripts/run.sh."), "{content}");
+    let dir = content
+        .lines()
+        .find_map(|line| line.strip_prefix("Skill directory: "))
+        .unwrap_or_else(|| panic!("no skill directory in {content}"));
+    let dir = std::path::Path::new(dir);
+    assert!(content.contains("- reference.md"), "{content}");
+    assert!(content.contains("- scripts/run.sh"), "{content}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("scripts/run.sh")).unwrap(),
+        "echo pdf\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("reference.md")).unwrap(),
+        "# Reference\n"
+    );
+    assert_eq!(server.reads(&server.file_uri("pdf", "scripts/run.sh")), 1);
+    let reads = server.all_reads();
+    assert_eq!(reads, 3, "SKILL.md and its two files");
+
+    let (again, is_error) = activate(&catalog, "acme:pdf").await;
+    assert!(!is_error, "{again}");
+    assert!(again.contains("- scripts/run.sh"), "{again}");
+    assert_eq!(server.all_reads(), reads, "an unchanged skill is read once");
+}
+
+/// A file beside `SKILL.md` whose bytes do not match its digest refuses
+/// the whole activation, naming the file; nothing of the skill is served,
+/// and the server's other skills still work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tampered_file_beside_skill_md_refuses_the_activation() {
+    let server = SkillsServer::start("acme").await;
+    server.put(
+        "pdf",
+        &skill_md("pdf", "Read PDFs.", "Run scripts/run.sh.\n"),
+    );
+    server.put_file("pdf", "scripts/run.sh", "echo pdf\n");
+    server.tamper_file("pdf", "scripts/run.sh", "echo PWN\n");
+    server.put(
+        "good",
+        &skill_md("good", "A good skill.", "Do good things.\n"),
+    );
+    let catalog = Catalog::builder()
+        .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+        .build();
+
+    let (content, is_error) = activate(&catalog, "acme:pdf").await;
+    assert!(is_error, "{content}");
+    assert!(
+        content.contains(&server.file_uri("pdf", "scripts/run.sh")),
+        "{content}"
+    );
+    assert!(content.contains("digest"), "{content}");
+    assert!(!content.contains("Run scripts/run.sh."), "{content}");
+    assert!(!content.contains("PWN"), "{content}");
+    let skill = catalog.get_skill("acme:pdf").await.unwrap();
+    assert!(skill.body.load().await.is_err(), "still refused");
+    if let Some(dir) = skill.dir() {
+        assert!(!dir.exists(), "no folder of a refused skill: {dir:?}");
+    }
+
+    let (good, is_error) = activate(&catalog, "acme:good").await;
+    assert!(!is_error, "{good}");
+    assert!(good.contains("Do good things."), "{good}");
+}
+
+/// A manifest naming a hidden file (`.env`, `notes/.git/config`) refuses
+/// the activation, saying which path, before anything is read or written.
+/// (A path leading outside the folder, `../x` even percent-encoded, never
+/// gets this far: the SDK refuses such a listing on both sides; the
+/// provider's own check of it is the unit test `fetch::tests`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_manifest_path_leading_outside_or_hidden_is_refused() {
+    let cases = [(".env", "hidden"), ("notes/.git/config", "hidden")];
+    for (path, why) in cases {
+        let server = SkillsServer::start("acme").await;
+        server.put("pdf", &skill_md("pdf", "Read PDFs.", "Read it.\n"));
+        server.put_file("pdf", path, "TOKEN=secret\n");
+        let catalog = Catalog::builder()
+            .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+            .build();
+        let (content, is_error) = activate(&catalog, "acme:pdf").await;
+        assert!(is_error, "{path}: {content}");
+        assert!(content.contains(path), "{path}: {content}");
+        assert!(content.contains(why), "{path}: {content}");
+        assert!(!content.contains("secret"), "{path}: {content}");
+        assert_eq!(server.all_reads(), 0, "{path}: nothing read");
+    }
+}

@@ -14,6 +14,7 @@ use std::path::{Component, Path, PathBuf};
 /// followed), then the resolved file must lie inside the resolved folder and
 /// no component of its path below that folder may start with `.`, so a link
 /// `env.txt -> .env` is refused as `.env` itself is.
+#[cfg(any(feature = "mcp", feature = "agent"))]
 pub(crate) fn resolve_file(dir: &Path, path: &str) -> Result<PathBuf, String> {
     let target = resolve(dir, path)?;
     if target.is_dir() {
@@ -35,8 +36,45 @@ pub(crate) fn resolve_folder(dir: &Path, path: &str) -> Result<PathBuf, String> 
     Ok(target)
 }
 
+/// `path` (a file of a skill that is not on disk yet, such as one an MCP
+/// server lists) as a path relative to the skill's folder, if it stays
+/// inside the folder and is not hidden: every component a plain name not
+/// starting with `.` (so no `..`, no `.`, nothing absolute); else what is
+/// wrong. The rule [`resolve_file`] keeps for files that exist.
+#[cfg(feature = "mcp-client")]
+pub(crate) fn relative_path(path: &str) -> Result<PathBuf, String> {
+    if path.is_empty() {
+        return Err("the path is empty".to_owned());
+    }
+    let mut relative = PathBuf::new();
+    for component in Path::new(path).components() {
+        match component {
+            Component::Normal(name) if !name.to_string_lossy().starts_with('.') => {
+                relative.push(name)
+            }
+            Component::Normal(_) | Component::CurDir => {
+                return Err(format!(
+                    "`{path}` is or leads to a hidden file or folder, which is not used"
+                ));
+            }
+            Component::ParentDir => {
+                return Err(format!(
+                    "`{path}` leads outside the skill's folder; only files inside it can be used"
+                ));
+            }
+            Component::Prefix(_) | Component::RootDir => {
+                return Err(format!(
+                    "`{path}` is absolute; give a path relative to the skill's folder"
+                ));
+            }
+        }
+    }
+    Ok(relative)
+}
+
 /// The file or folder at `path` inside `dir`, canonical, if it lies inside
 /// `dir` and is not hidden.
+#[cfg(any(feature = "mcp", feature = "agent"))]
 fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
     if path.is_empty() {
         return Err(
@@ -78,7 +116,7 @@ fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
     Ok(target)
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(feature = "mcp", feature = "agent")))]
 mod tests {
     use super::resolve_file as resolve;
     use std::path::PathBuf;

@@ -10,7 +10,7 @@ use rmcp::model::{Skill as Entry, SkillResources, SkillValidationError, skill_na
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use skillkit_parser::{Diagnostic, Severity, SkillDocument, kit as kit_rule};
 
-use super::fetch::{self, Server, SkillFile};
+use super::fetch::{self, Folder, Server, SkillFile};
 use crate::kit::{Kit, Origin};
 use crate::skill::{Body, Skill};
 
@@ -108,18 +108,28 @@ impl Listing {
             Ok(serde_json::Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         };
-        let manifest = match entry.resources {
-            SkillResources::Files(files) => files.into_iter().find(|file| file.uri == uri),
+        let files = match entry.resources {
+            SkillResources::Files(files) => files,
+            _ => Vec::new(),
+        };
+        self.digests
+            .extend(files.iter().map(|file| file.digest.clone()));
+        let manifest = files.iter().find(|file| file.uri == uri).cloned();
+        // The folder the files are written into on activation: known now,
+        // so the skill has a location like a skill on disk.
+        let source = server.connection.endpoint().to_string();
+        let files_folder = match (&manifest, server.folders.root()) {
+            (Some(_), Some(root)) => Folder::plan(root, &source, &uri, &files),
             _ => None,
         };
-        if let Some(file) = &manifest {
-            self.digests.insert(file.digest.clone());
-        }
         let parsed = SkillDocument::from_frontmatter(map, folder.as_deref())
             .and_then(|doc| self.skill(kit, doc, &uri));
         match parsed {
-            Ok(skill) => {
-                let file = SkillFile::new(server, uri.clone(), manifest);
+            Ok(mut skill) => {
+                if let Some(files_folder) = &files_folder {
+                    skill = skill.with_location(files_folder.dir.join("SKILL.md"));
+                }
+                let file = SkillFile::new(server, uri.clone(), manifest, files_folder);
                 self.skills
                     .push(skill.with_body(Body::remote(Arc::new(file))));
             }

@@ -11,8 +11,16 @@
 //! only: a skill's `SKILL.md` is read through `resources/read` when it is
 //! activated ([`Body::load`](crate::skill::Body::load)), and its bytes must
 //! have the size and digest the manifest lists; a file that does not is an
-//! error naming it, never served. Files are kept by digest, so activating an
-//! unchanged skill again reads nothing.
+//! error naming it, never served. The other files its manifest lists are
+//! read and checked with it, and the whole written into a folder of the
+//! skill's own (its [`location`](crate::Skill::location), known at listing;
+//! under a temporary folder the provider owns, named by the digest of the
+//! manifest, renamed into place only once complete; a path leading outside
+//! it or hidden is refused, and so is a manifest over 100 files, 8 MiB a
+//! file or 32 MiB in all), so `activate_skill` shows the skill's directory
+//! and files as for a skill on disk. One bad file refuses the activation:
+//! nothing of the skill is served. Files are kept by digest, so activating
+//! an unchanged skill again reads nothing.
 //!
 //! **Fresh.** The listing is kept until the server says it changed
 //! (`notifications/resources/list_changed`, `resources/updated`, or a
@@ -93,6 +101,7 @@ impl Mcp {
             session: Arc::new(Session::new(Server {
                 connection: Connection::new(endpoint),
                 files: Default::default(),
+                folders: Default::default(),
             })),
             label: None,
         }
