@@ -138,7 +138,7 @@ impl CatalogBuilder {
     }
 
     /// Adds semantic ranking to [`Catalog::search`] with the application's
-    /// own model (see [`Embedder`] and the [module](crate::search) for how
+    /// own model (see [`Embedder`](crate::Embedder) and the [module](crate::search) for how
     /// scores combine).
     ///
     /// ```

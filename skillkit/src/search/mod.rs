@@ -1,4 +1,4 @@
-//! Skill search: one incremental index over a [`Catalog`], shared by its
+//! Skill search: one incremental index over a [`Catalog`](crate::Catalog), shared by its
 //! clones, serving the agent's `search_skills`, `skillkit search` and the MCP
 //! `list_skills {query}`.
 //!
@@ -18,7 +18,7 @@
 //! skill not yet seen into the top, they are only looked up for the skills
 //! still in the running; the answer is the one scoring every skill gives.
 //!
-//! With an [`Embedder`] ([`CatalogBuilder::embedder`]), each skill's
+//! With an [`Embedder`] ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder)), each skill's
 //! `name: description` is embedded once per skill version and cached; the
 //! query is embedded on every search, and the two scores combine as a
 //! normalised weighted sum: `0.5 × lexical / best lexical + 0.5 × max(cosine,
@@ -27,12 +27,12 @@
 //!
 //! # Freshness
 //!
-//! Every search asks the catalog (or takes the caller's [`Snapshot`]) and
+//! Every search asks the catalog (or takes the caller's [`Snapshot`](crate::Snapshot)) and
 //! brings the index to it first, at the cost of what changed: a kit whose
 //! skill list is the one indexed ([`Skills::ptr_eq`](crate::Skills::ptr_eq))
 //! costs nothing per skill, a changed kit compares its skills by identity,
 //! and only a new or changed skill is indexed; removed skills leave the
-//! index. [`Catalog::search_stats`] counts the skills indexed.
+//! index. [`Catalog::search_stats`](crate::Catalog::search_stats) counts the skills indexed.
 //!
 //! Bodies are read once per skill version (a body left in its file is read
 //! then, not kept): their terms are counted and only the postings stay. A
@@ -55,7 +55,7 @@ use fresh::State;
 /// The weight of the semantic score when an [`Embedder`] is set.
 const SEMANTIC_WEIGHT: f32 = 0.5;
 
-/// A skill found by [`Catalog::search`], with its score (higher is better;
+/// A skill found by [`Catalog::search`](crate::Catalog::search), with its score (higher is better;
 /// comparable within one search only).
 ///
 /// ```
@@ -90,7 +90,7 @@ impl PartialEq for SearchHit {
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An application's embedding model, for semantic ranking
-/// ([`CatalogBuilder::embedder`]). SkillKit downloads and bundles none.
+/// ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder)). SkillKit downloads and bundles none.
 ///
 /// `embed` returns one vector per text, in order, all of one dimension.
 /// Skills' texts are embedded once per skill version (cached in the index);
@@ -114,7 +114,7 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 
-/// The index's counters ([`Catalog::search_stats`]).
+/// The index's counters ([`Catalog::search_stats`](crate::Catalog::search_stats)).
 ///
 /// ```
 /// let stats = skillkit::Catalog::builder().build().search_stats();
