@@ -226,3 +226,23 @@ where
 pub fn echo() -> FnTool<impl Fn(ToolExecution) -> ToolOutcome + Send + Sync> {
     FnTool(|execution: ToolExecution| ToolOutcome::ok(execution.arguments().to_owned()))
 }
+
+/// Queries `catalog` until skill `name` satisfies `ready` (a notification
+/// reaches a provider in its own time), or panics as stuck.
+pub async fn until_skill(
+    catalog: &Catalog,
+    name: &str,
+    ready: impl Fn(&skillkit::Skill) -> bool,
+) -> std::sync::Arc<skillkit::Skill> {
+    within(&format!("skill `{name}` as expected"), async {
+        loop {
+            if let Some(skill) = catalog.get_skill(name).await
+                && ready(&skill)
+            {
+                return skill;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+}

@@ -11,29 +11,9 @@ use skillkit::agent::{Approval, ApprovalPolicy, Decision, TrustPolicy, start_age
 use skillkit::llm::Scripted;
 use skillkit::mcp_client::Endpoint;
 use skillkit::{Catalog, KitProvider, Mcp, Memory, Origin, Skill};
-use skillkit_tests::agent::{ask, ask_deciding, echo, lead, options, outcomes, within};
+use skillkit_tests::agent::{ask, ask_deciding, echo, lead, options, outcomes, until_skill};
 use skillkit_tests::mcp_server::SkillsServer;
 use skillkit_tests::{peers, skill_md, write};
-
-/// Queries `catalog` until skill `name` satisfies `ready` (a notification
-/// reaches the provider in its own time), or panics as stuck.
-async fn until(
-    catalog: &Catalog,
-    name: &str,
-    ready: impl Fn(&Skill) -> bool,
-) -> std::sync::Arc<Skill> {
-    within(&format!("skill `{name}` as expected"), async {
-        loop {
-            if let Some(skill) = catalog.get_skill(name).await
-                && ready(&skill)
-            {
-                return skill;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-    })
-    .await
-}
 
 /// A server on the Python SDK listing only `skill://` resources: the
 /// provider lists its skills (frontmatter read with the file rules) under
@@ -179,7 +159,7 @@ async fn a_announced_change_is_seen_and_an_unchanged_file_is_read_once() {
 
     server.put("b", &skill_md("b", "Second.", "Body of b.\n"));
     server.notify_list_changed().await;
-    until(&catalog, "acme:b", |_| true).await;
+    until_skill(&catalog, "acme:b", |_| true).await;
     let relisted = catalog.get_skill("acme:a").await.unwrap();
     relisted.body.load().await.unwrap();
     assert_eq!(relisted.render("", None).unwrap(), "Body of a.\n");
@@ -187,7 +167,7 @@ async fn a_announced_change_is_seen_and_an_unchanged_file_is_read_once() {
 
     server.put("a", &skill_md("a", "First, changed.", "New body of a.\n"));
     server.notify_list_changed().await;
-    let changed = until(&catalog, "acme:a", |s| s.description == "First, changed.").await;
+    let changed = until_skill(&catalog, "acme:a", |s| s.description == "First, changed.").await;
     changed.body.load().await.unwrap();
     assert_eq!(changed.render("", None).unwrap(), "New body of a.\n");
     assert_eq!(server.reads(&uri), 2);

@@ -3,37 +3,16 @@
 //! extension: `skills/list` with digested manifests, the `SKILL.md` read
 //! and checked on activation, and a change on disk seen through the
 //! server's list-changed notification.
-//!
-//! Written against the extension as specified while `serve` gains it (the
-//! `serve` branch); it fails on a server that only lists `skill://`
-//! resources (the listing's `listing` metadata says which way it was read).
+//! It fails on a server that only lists `skill://` resources (the
+//! listing's `listing` metadata says which way it was read).
 
 use std::time::Duration;
 
 use skillkit::mcp::{HttpOptions, McpServer};
 use skillkit::mcp_client::Endpoint;
-use skillkit::{Catalog, Local, Mcp, Skill};
-use skillkit_tests::agent::within;
+use skillkit::{Catalog, Local, Mcp};
+use skillkit_tests::agent::until_skill;
 use skillkit_tests::{skill_md, write};
-
-/// Queries `catalog` until skill `name` satisfies `ready`, or panics as stuck.
-async fn until(
-    catalog: &Catalog,
-    name: &str,
-    ready: impl Fn(&Skill) -> bool,
-) -> std::sync::Arc<Skill> {
-    within(&format!("skill `{name}` as expected"), async {
-        loop {
-            if let Some(skill) = catalog.get_skill(name).await
-                && ready(&skill)
-            {
-                return skill;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_own_server_is_read_through_the_skills_extension() {
@@ -85,7 +64,7 @@ async fn our_own_server_is_read_through_the_skills_extension() {
             "Summarize $ARGUMENTS briefly.\n",
         ),
     );
-    let edited = until(&catalog, "remote:summarize", |s| {
+    let edited = until_skill(&catalog, "remote:summarize", |s| {
         s.description == "Summarize, edited."
     })
     .await;
