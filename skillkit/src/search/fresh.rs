@@ -4,6 +4,7 @@
 //! inline for a few, on a background thread for many.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::index::{self, Index};
@@ -16,7 +17,7 @@ use crate::skill::Skill;
 pub(crate) const INLINE_BODIES: usize = 64;
 
 /// Bodies read per lock taken by the background build.
-const CHUNK: usize = 1024;
+const BATCH: usize = 64;
 
 /// Dead slots at least this many (and more than the live ones) compact the
 /// index.
@@ -209,42 +210,53 @@ fn read(skill: &Skill) -> Option<index::BodyTerms> {
     }
 }
 
-/// Indexes `bodies` on a thread of its own, `CHUNK` at a time, each chunk
-/// read and counted outside the lock. `locked` is the state `shared` holds,
-/// locked by the caller (the count of pending bodies is raised before the
-/// lock is released, so no compaction renumbers slots under the thread).
+/// Indexes `bodies` on a thread of its own. Bodies are taken in order, a
+/// batch of `BATCH` at a time, by every thread of the file-reading pool of
+/// `Local` (all cores; else by that thread alone): each thread reads and
+/// counts its batch outside the lock, then takes the lock to add it, while
+/// the others read on. `locked` is the state `shared` holds, locked by the
+/// caller (the count of pending bodies is raised before the lock is
+/// released, so no compaction renumbers slots under the build).
 pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State, bodies: Bodies) {
     let count = bodies.len();
     let shared = Arc::clone(shared);
     let work = move || {
-        for chunk in bodies.chunks(CHUNK) {
-            let read_all = || {
-                use rayon::prelude::*;
-                chunk
-                    .par_iter()
-                    .map(|(slot, skill)| (*slot, skill, read(skill)))
-                    .collect::<Vec<_>>()
-            };
-            // On the file-reading pool of `Local` (all cores), else here.
-            let read = match crate::providers::read_pool() {
-                Some(pool) => pool.install(read_all),
-                None => chunk
+        let batches = bodies.len().div_ceil(BATCH);
+        let next = AtomicUsize::new(0);
+        let take_batches = || {
+            loop {
+                let at = next.fetch_add(1, Ordering::Relaxed);
+                if at >= batches {
+                    break;
+                }
+                let batch = &bodies[at * BATCH..((at + 1) * BATCH).min(bodies.len())];
+                let read: Vec<_> = batch
                     .iter()
                     .map(|(slot, skill)| (*slot, skill, read(skill)))
-                    .collect(),
-            };
-            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
-            for (slot, skill, terms) in read {
-                if let Some(terms) = terms
-                    && state.index.holds(slot, skill)
-                {
-                    state.index.add_body(slot, terms);
+                    .collect();
+                let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                for (slot, skill, terms) in read {
+                    if let Some(terms) = terms
+                        && state.index.holds(slot, skill)
+                    {
+                        state.index.add_body(slot, terms);
+                    }
+                }
+                state.pending -= batch.len();
+                if state.pending == 0 {
+                    state.index.shrink();
                 }
             }
-            state.pending -= chunk.len();
-            if state.pending == 0 {
-                state.index.shrink();
-            }
+        };
+        match crate::providers::read_pool() {
+            // Batches are handed out in order (not split in halves, as a
+            // parallel iterator would): postings then arrive nearly sorted.
+            Some(pool) => pool.scope(|scope| {
+                for _ in 0..pool.current_num_threads() {
+                    scope.spawn(|_| take_batches());
+                }
+            }),
+            None => take_batches(),
         }
     };
     let spawned = std::thread::Builder::new()

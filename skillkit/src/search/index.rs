@@ -76,6 +76,9 @@ pub(crate) struct Index {
     /// In step with `slots`.
     lens: Vec<Lens>,
     live: usize,
+    /// Term ids: short ASCII terms by their packed form (nearly all), the
+    /// others by their text.
+    packed: text::PackedMap<u32>,
     dictionary: text::TermMap<u32>,
     terms: Vec<Term>,
     /// Term ids by length in characters (for typo candidates).
@@ -115,16 +118,52 @@ impl Index {
         self.slots.len() - self.live
     }
 
+    /// The id of `term`, when the index has it.
+    fn find(&self, term: &str) -> Option<u32> {
+        match text::pack(term) {
+            Some(packed) => self.packed.get(&packed).copied(),
+            None => self.dictionary.get(term).copied(),
+        }
+    }
+
+    /// The id of `term`, made when new.
     fn term_id(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.dictionary.get(term) {
+        match text::pack(term) {
+            Some(packed) => self.packed_id(packed, term),
+            None => match self.dictionary.get(term) {
+                Some(&id) => id,
+                None => {
+                    let id = self.new_term(term);
+                    self.dictionary.insert(term.into(), id);
+                    id
+                }
+            },
+        }
+    }
+
+    /// The id of the packed term `packed`, whose text is `term` (unpacked
+    /// only when the term is new, when it is empty).
+    fn packed_id(&mut self, packed: text::Packed, term: &str) -> u32 {
+        if let Some(&id) = self.packed.get(&packed) {
             return id;
         }
+        let mut buf = [0u8; 16];
+        let term = match term {
+            "" => text::unpack(packed, &mut buf),
+            term => term,
+        };
+        let id = self.new_term(term);
+        self.packed.insert(packed, id);
+        id
+    }
+
+    /// A new term (not in the dictionaries yet).
+    fn new_term(&mut self, term: &str) -> u32 {
         let id = self.terms.len() as u32;
         self.terms.push(Term {
             text: term.into(),
             ..Term::default()
         });
-        self.dictionary.insert(term.into(), id);
         let len = term.chars().count();
         if self.by_len.len() <= len {
             self.by_len.resize_with(len + 1, Vec::new);
@@ -145,40 +184,43 @@ impl Index {
             return None;
         }
         let slot = self.slots.len() as u32;
-        // name (3 bits), kit (1 bit), description (4 bits) per term.
-        let mut head: Vec<(String, u8, u8, u8)> = Vec::new();
-        let mut count = |term: &str, field: usize| {
-            let at = match head.iter().position(|h| h.0 == term) {
+        // Per term id: name (3 bits), kit (1 bit), description (4 bits).
+        let mut head: Vec<(u32, u8, u8, u8)> = Vec::new();
+        let mut count = |id: u32, field: usize, n: u8| {
+            let at = match head.iter().position(|h| h.0 == id) {
                 Some(at) => at,
                 None => {
-                    head.push((term.to_owned(), 0, 0, 0));
+                    head.push((id, 0, 0, 0));
                     head.len() - 1
                 }
             };
             let h = &mut head[at];
             match field {
-                0 => h.1 = (h.1 + 1).min(7),
+                0 => h.1 = h.1.saturating_add(n).min(7),
                 1 => h.2 = 1,
-                _ => h.3 = (h.3 + 1).min(15),
+                _ => h.3 = h.3.saturating_add(n).min(15),
             }
         };
         let mut name_len = 0usize;
         text::terms(skill.bare_name(), |t| {
             name_len += 1;
-            count(t, 0);
+            count(self.term_id(t), 0, 1);
         });
         if let Some(kit) = skill.kit() {
-            text::terms(kit, |t| count(t, 1));
+            text::terms(kit, |t| count(self.term_id(t), 1, 1));
         }
-        let mut desc_len = 0usize;
-        text::terms(&skill.description, |t| {
-            desc_len += 1;
-            count(t, 2);
-        });
-        for (term, name, kit, desc) in head {
-            let id = self.term_id(&term) as usize;
+        // The description counted as a body is (it may be long).
+        let description = text::TermCounts::of(&skill.description);
+        for (term, n) in description.packed() {
+            count(self.packed_id(term, ""), 2, n);
+        }
+        for (term, n) in description.others() {
+            count(self.term_id(term), 2, n);
+        }
+        let desc_len = description.total as usize;
+        for (id, name, kit, desc) in head {
             let tf = name | (kit << 3) | (desc << 4);
-            self.terms[id].head.push(slot << 8 | u32::from(tf));
+            self.terms[id as usize].head.push(slot << 8 | u32::from(tf));
         }
         let name_len = name_len.min(255) as u8;
         let desc_len = desc_len.min(u16::MAX as usize) as u16;
@@ -233,9 +275,8 @@ impl Index {
         if len == 0 || self.lens[slot as usize].body > 0 {
             return;
         }
-        for (term, tf) in body.terms.iter() {
-            let id = self.term_id(term) as usize;
-            let list = &mut self.terms[id].body;
+        let post = |index: &mut Index, id: u32, tf: u8| {
+            let list = &mut index.terms[id as usize].body;
             let posting = slot << 8 | u32::from(tf);
             // Kept sorted by slot (the bounded search looks slots up): a
             // body read before an older slot's lands in its place.
@@ -245,6 +286,14 @@ impl Index {
                 let at = list.partition_point(|&p| p >> 8 < slot);
                 list.insert(at, posting);
             }
+        };
+        for (term, tf) in body.terms.packed() {
+            let id = self.packed_id(term, "");
+            post(self, id, tf);
+        }
+        for (term, tf) in body.terms.others() {
+            let id = self.term_id(term);
+            post(self, id, tf);
         }
         self.lens[slot as usize].body = len;
         self.sum_body += u64::from(len);
@@ -285,9 +334,9 @@ impl Index {
             list.shrink_to_fit();
         };
         let old_terms = std::mem::take(&mut self.terms);
-        let old_dictionary = std::mem::take(&mut self.dictionary);
+        self.dictionary = text::TermMap::default();
+        self.packed = text::PackedMap::default();
         self.by_len.clear();
-        drop(old_dictionary);
         for mut term in old_terms {
             fix(&mut term.head);
             fix(&mut term.body);
@@ -304,7 +353,7 @@ impl Index {
     fn query_terms(&mut self, query: &str) -> Vec<QueryTerm> {
         let mut out = Vec::new();
         for word in text::term_list(query) {
-            if let Some(&id) = self.dictionary.get(word.as_str())
+            if let Some(id) = self.find(&word)
                 && self.has_live(id)
             {
                 out.push(QueryTerm {
@@ -396,13 +445,14 @@ impl Index {
             .iter()
             .map(|t| (t.head.capacity() + t.body.capacity()) * 4)
             .sum();
-        // Each term's text twice (dictionary key and `Term::text`), plus
-        // the hash table's entry.
-        let dictionary: usize = self
-            .dictionary
-            .keys()
-            .map(|k| 2 * k.len() + 16 + 4 + 8)
-            .sum();
+        // Each term's text (`Term::text`), and its dictionary entry: a
+        // packed term and its id, or a second copy of the text, its box and
+        // its id (plus the hash table's control byte and spare room, about
+        // an eighth).
+        let dictionary: usize = self.terms.iter().map(|t| t.text.len()).sum::<usize>()
+            + self.packed.capacity() * (std::mem::size_of::<(text::Packed, u32)>() + 1)
+            + self.dictionary.capacity() * (std::mem::size_of::<(Box<str>, u32)>() + 1)
+            + self.dictionary.keys().map(|k| k.len()).sum::<usize>();
         postings
             + self.terms.capacity() * std::mem::size_of::<Term>()
             + dictionary
