@@ -75,6 +75,78 @@ async fn our_own_server_is_read_through_the_skills_extension() {
     );
 }
 
+/// A skill read from one server and served again by ours (`skillkit serve`
+/// over an `Mcp` provider) is listed by `skills/list` before anyone
+/// activates it (its files are not fetched yet: its `SKILL.md` is given as
+/// generated), and reading it fetches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skill_from_a_server_is_served_again_before_it_is_activated() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{GetSkillRequestParams, ReadResourceRequestParams, ResourceContents};
+
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("notes");
+    write(
+        kit.join("skills/summarize/SKILL.md"),
+        skill_md(
+            "summarize",
+            "Summarize a document.",
+            "Summarize $ARGUMENTS.\n",
+        ),
+    );
+    write(kit.join("skills/summarize/template.md"), "# Summary\n");
+    let upstream = McpServer::new(Catalog::builder().provider(Local::new(&kit)).build());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = upstream.router(HttpOptions::new());
+    tokio::spawn(async move { axum_serve(listener, app).await });
+
+    let catalog = Catalog::builder()
+        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .build();
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = McpServer::new(catalog).serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_end).await.unwrap();
+
+    let listed = client.list_all_skills().await.unwrap();
+    let uris: Vec<&str> = listed.iter().map(|s| s.uri.as_str()).collect();
+    assert_eq!(uris, ["skill://remote/summarize/SKILL.md"]);
+    assert_eq!(listed[0].frontmatter.description, "Summarize a document.");
+
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(
+            "skill://remote/summarize/SKILL.md",
+        ))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("SKILL.md is text: {read:?}");
+    };
+    assert!(text.contains("Summarize $ARGUMENTS."), "{text}");
+    let template = client
+        .read_resource(ReadResourceRequestParams::new(
+            "skill://remote/summarize/template.md",
+        ))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &template.contents[0] else {
+        panic!("template.md is text: {template:?}");
+    };
+    assert_eq!(text, "# Summary\n");
+    let got = client
+        .get_skill(GetSkillRequestParams::new(
+            "skill://remote/summarize/SKILL.md",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(got.skill.uri, "skill://remote/summarize/SKILL.md");
+    let _ = client.cancel().await;
+}
+
 async fn axum_serve(listener: tokio::net::TcpListener, app: skillkit::mcp::axum::Router) {
     let _ = skillkit::mcp::axum::serve(listener, app).await;
 }

@@ -476,6 +476,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
+        fetch(&snapshot, &request.uri).await?;
         Ok(resources::read(&snapshot, &request.uri)?.into())
     }
 
@@ -502,6 +503,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
         let snapshot = self.snapshot(&context.peer).await;
+        fetch(&snapshot, &request.uri).await?;
         let digests = Arc::clone(&self.digests);
         tokio::task::spawn_blocking(move || skills::get(&snapshot, &digests, &request.uri))
             .await
@@ -515,6 +517,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
         let cursor = pages::key(request.cursor.as_deref())?;
         let snapshot = self.snapshot(&context.peer).await;
+        fetch(&snapshot, &request.uri).await?;
         skills::directory(&snapshot, &request.uri, cursor.as_deref(), self.page_size)
     }
 
@@ -556,4 +559,18 @@ impl ServerHandler for McpServer {
     ) -> Result<CustomResult, ErrorData> {
         Err(params::refuse(&request.method, request.params.as_ref()))
     }
+}
+
+/// Fetches the skill `uri` names when it is kept by another server (an
+/// [`Mcp`](crate::Mcp) provider's, fetched on first use) so its files are
+/// there to read. A URI that names no skill is left to the caller to refuse.
+async fn fetch(snapshot: &Snapshot, uri: &str) -> Result<(), ErrorData> {
+    if let Ok(Some((skill, _))) = resources::locate(snapshot, uri) {
+        skill
+            .body
+            .load()
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("skill `{}`: {e}", skill.name), None))?;
+    }
+    Ok(())
 }

@@ -47,7 +47,9 @@ use super::resources::{self, SKILL_MD};
 fn entry(skill: &Skill, digests: &Digests) -> Result<Entry, String> {
     let uri = resources::file_uri(skill, SKILL_MD);
     let (written, manifest) = match (skill.location.as_deref(), skill.dir()) {
-        (Some(location), Some(dir)) => {
+        // On disk: read from its file, or (a skill from another server) its
+        // files fetched. One not fetched yet is given as generated.
+        (Some(location), Some(dir)) if skill.body.file().is_some() || location.is_file() => {
             let read = |path: &std::path::Path, shown: &str, frontmatter: bool| {
                 digests.of(path, frontmatter).map_err(|e| {
                     format!("`{shown}` of skill `{}` cannot be read ({e})", skill.name)
