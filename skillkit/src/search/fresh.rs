@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::index::{self, Index};
+use super::text::Counter;
 use crate::kit::{Kit, Skills};
 use crate::skill::Skill;
 
@@ -192,7 +193,7 @@ fn diff(index: &mut Index, state: &KitState, kit: &Kit, bodies: &mut Bodies) -> 
 /// left out: its name and description stay indexed.
 pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)]) {
     for (slot, skill) in bodies {
-        if let Some(terms) = read(skill)
+        if let Some(terms) = read(skill, &mut index.counter)
             && index.holds(*slot, skill)
         {
             index.add_body(*slot, terms);
@@ -200,9 +201,9 @@ pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)]) {
     }
 }
 
-fn read(skill: &Skill) -> Option<index::BodyTerms> {
+fn read(skill: &Skill, counter: &mut Counter) -> Option<index::BodyTerms> {
     match skill.body.read() {
-        Ok(text) => Some(index::body_terms(&text)),
+        Ok(text) => Some(index::body_terms(counter, &text)),
         Err(error) => {
             tracing::debug!(skill = %skill.name, "body not indexed: {error}");
             None
@@ -224,6 +225,7 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
         let batches = bodies.len().div_ceil(BATCH);
         let next = AtomicUsize::new(0);
         let take_batches = || {
+            let mut counter = Counter::default();
             loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
                 if at >= batches {
@@ -232,7 +234,7 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
                 let batch = &bodies[at * BATCH..((at + 1) * BATCH).min(bodies.len())];
                 let read: Vec<_> = batch
                     .iter()
-                    .map(|(slot, skill)| (*slot, skill, read(skill)))
+                    .map(|(slot, skill)| (*slot, skill, read(skill, &mut counter)))
                     .collect();
                 let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
                 for (slot, skill, terms) in read {

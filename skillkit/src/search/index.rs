@@ -90,6 +90,8 @@ pub(crate) struct Index {
     bodies_indexed: usize,
     /// Scratch for one query, kept to avoid allocating per search.
     scratch: Scratch,
+    /// Counts the terms of the descriptions (and the bodies) indexed here.
+    pub(crate) counter: text::Counter,
 }
 
 #[derive(Default)]
@@ -210,7 +212,7 @@ impl Index {
             text::terms(kit, |t| count(self.term_id(t), 1, 1));
         }
         // The description counted as a body is (it may be long).
-        let description = text::TermCounts::of(&skill.description);
+        let description = self.counter.count(&skill.description);
         for (term, n) in description.packed() {
             count(self.packed_id(term, ""), 2, n);
         }
@@ -459,6 +461,7 @@ impl Index {
             + self.by_len.iter().map(|l| l.capacity() * 4).sum::<usize>()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.lens.capacity() * std::mem::size_of::<Lens>()
+            + self.counter.heap_bytes()
     }
 }
 
@@ -562,9 +565,10 @@ impl Norms {
     }
 }
 
-/// Counts the terms of a body (read outside the index's lock).
-pub(crate) fn body_terms(text: &str) -> BodyTerms {
+/// Counts the terms of a body (read outside the index's lock) with
+/// `counter`.
+pub(crate) fn body_terms(counter: &mut text::Counter, text: &str) -> BodyTerms {
     BodyTerms {
-        terms: text::TermCounts::of(text),
+        terms: counter.count(text),
     }
 }

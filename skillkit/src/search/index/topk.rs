@@ -261,7 +261,8 @@ mod tests {
             if slot % 10 == 3 {
                 index.remove(slot);
             } else {
-                index.add_body(slot, body_terms(text));
+                let terms = body_terms(&mut index.counter, text);
+                index.add_body(slot, terms);
             }
         }
         index
@@ -330,7 +331,8 @@ mod tests {
             let slot = index
                 .add(Arc::new(Skill::new(name, "Deploy things.")))
                 .expect("room");
-            index.add_body(slot, body_terms(&body));
+            let terms = body_terms(&mut index.counter, &body);
+            index.add_body(slot, terms);
         }
         assert!(
             super::WIDE * 3 < index.live(),

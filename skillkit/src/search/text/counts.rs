@@ -10,7 +10,6 @@
 //! general path ([`term_of`]). The terms and counts are exactly those of
 //! [`terms`](super::terms), one entry per distinct term.
 
-use std::cell::RefCell;
 use std::hash::BuildHasherDefault;
 
 use super::{TermMap, is_stop_word, next_word, stem, term_of};
@@ -173,8 +172,8 @@ struct Stems {
 }
 
 impl Stems {
-    /// Places in the cache: 256 KiB of words.
-    const SIZE: usize = 1 << 14;
+    /// Places in the cache: 128 KiB of words.
+    const SIZE: usize = 1 << 13;
 
     fn new() -> Stems {
         Stems {
@@ -203,10 +202,48 @@ impl Stems {
     }
 }
 
-thread_local! {
-    /// Words as written (lowercased), terms (stemmed), and stems.
-    static TABLES: RefCell<(Table, Table, Stems)> =
-        RefCell::new((Table::new(), Table::new(), Stems::new()));
+/// What counting needs, reused from text to text: the tables of words (as
+/// written, lowercased) and of terms (stemmed), and the stem cache. Each
+/// thread that counts holds one (the index its own, each thread of a build
+/// one for the build), so nothing is shared and nothing outlives the work.
+pub(crate) struct Counter {
+    words: Table,
+    terms: Table,
+    stems: Stems,
+}
+
+impl Default for Counter {
+    fn default() -> Counter {
+        Counter {
+            words: Table::new(),
+            terms: Table::new(),
+            stems: Stems::new(),
+        }
+    }
+}
+
+impl Counter {
+    /// Tables grown past this many places (by a very long text) are given
+    /// back after it.
+    const KEEP: usize = 4096;
+
+    /// Counts the terms of `text`.
+    pub(crate) fn count(&mut self, text: &str) -> TermCounts {
+        let counts = count(text, &mut self.words, &mut self.terms, &mut self.stems);
+        for table in [&mut self.words, &mut self.terms] {
+            if table.keys.len() > Counter::KEEP {
+                *table = Table::new();
+            }
+        }
+        counts
+    }
+
+    /// Bytes it holds.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let table =
+            |t: &Table| t.keys.capacity() * 16 + t.counts.capacity() * 4 + t.order.capacity() * 4;
+        table(&self.words) + table(&self.terms) + self.stems.words.capacity() * 17
+    }
 }
 
 /// The distinct terms of a text with their counts (capped at 255).
@@ -221,22 +258,10 @@ pub(crate) struct TermCounts {
 }
 
 impl TermCounts {
-    /// Counts the terms of `text`.
+    /// Counts the terms of `text` (with a counter of its own).
+    #[cfg(test)]
     pub(crate) fn of(text: &str) -> TermCounts {
-        TABLES.with(|tables| match tables.try_borrow_mut() {
-            Ok(mut tables) => {
-                let (words, terms, stems) = &mut *tables;
-                count(text, words, terms, stems)
-            }
-            // Not reached (counting calls nothing that counts); kept
-            // correct all the same.
-            Err(_) => count(
-                text,
-                &mut Table::new(),
-                &mut Table::new(),
-                &mut Stems::new(),
-            ),
-        })
+        Counter::default().count(text)
     }
 
     /// The packed terms and their counts.
