@@ -33,39 +33,16 @@ const FILE: &str = "scripts/find.sh";
 const RESOURCE: &str = "skill://notes/search/SKILL.md";
 const TOKEN: &str = "py-t0ken";
 
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bench/peers")
-}
-
 /// A Python that can import `mcp`, or why there is none.
 fn python() -> Result<PathBuf, String> {
-    let mut candidates = vec![peers_dir().join(".venv/bin/python")];
-    if let Ok(python) = std::env::var("SKILLKIT_PYTHON") {
-        candidates.insert(0, python.into());
-    }
-    candidates.push("python3".into());
-    let mut tried = Vec::new();
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import mcp.client.stdio"])
-            .output()
-            .is_ok_and(|out| out.status.success());
-        if ok {
-            return Ok(python);
-        }
-        tried.push(python.display().to_string());
-    }
-    Err(format!(
-        "no Python with the `mcp` package (tried {}); run bench/peers/setup.sh",
-        tried.join(", ")
-    ))
+    skillkit_tests::peers::python_with("mcp.client.stdio")
 }
 
 /// What `bench/peers/mcp_client.py` saw, connected as `how`.
 async fn python_side(python: &Path, how: &[&str]) -> Value {
     let mut command = Command::new(python);
     command
-        .arg(peers_dir().join("mcp_client.py"))
+        .arg(skillkit_tests::peers::dir().join("mcp_client.py"))
         .args(["--skill", SKILL, "--arguments", ARGUMENTS, "--file", FILE])
         .args(["--resource", RESOURCE])
         .args(how)
@@ -209,7 +186,7 @@ async fn agrees_with_the_python_mcp_sdk_over_stdio_and_http_or_skips_loudly_with
 async fn python_skills_side(python: &Path, edit: &Path, how: &[&std::ffi::OsStr]) -> Value {
     let mut command = Command::new(python);
     command
-        .arg(peers_dir().join("mcp_skills_client.py"))
+        .arg(skillkit_tests::peers::dir().join("mcp_skills_client.py"))
         .arg("--edit")
         .arg(edit)
         .args([

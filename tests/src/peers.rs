@@ -36,6 +36,12 @@ pub fn everything_http() -> Result<PathBuf, String> {
 /// A Python that can import the official MCP SDK (`bench/peers/.venv`
 /// first, then `$SKILLKIT_PYTHON`, then `python3`), or why there is none.
 pub fn python() -> Result<PathBuf, String> {
+    python_with("mcp.server.mcpserver")
+}
+
+/// A Python that can import `module` (`bench/peers/.venv` first, then
+/// `$SKILLKIT_PYTHON`, then `python3`), or why there is none.
+pub fn python_with(module: &str) -> Result<PathBuf, String> {
     let mut candidates = vec![dir().join(".venv/bin/python")];
     if let Ok(python) = std::env::var("SKILLKIT_PYTHON") {
         candidates.insert(0, python.into());
@@ -44,7 +50,7 @@ pub fn python() -> Result<PathBuf, String> {
     let mut tried = Vec::new();
     for python in candidates {
         let ok = Command::new(&python)
-            .args(["-c", "import mcp.server.mcpserver"])
+            .args(["-c", &format!("import {module}")])
             .output()
             .is_ok_and(|out| out.status.success());
         if ok {
@@ -52,8 +58,9 @@ pub fn python() -> Result<PathBuf, String> {
         }
         tried.push(python.display().to_string());
     }
+    let package = module.split('.').next().unwrap_or(module);
     Err(format!(
-        "no Python with the `mcp` package (tried {}); run bench/peers/setup.sh",
+        "no Python with the `{package}` package (tried {}); run bench/peers/setup.sh",
         tried.join(", ")
     ))
 }

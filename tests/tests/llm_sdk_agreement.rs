@@ -27,32 +27,9 @@ const COMPLETE: [&str; 6] = [
 ];
 const FAILING: [&str; 3] = ["error_mid_stream", "truncated", "max_tokens_in_tool"];
 
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bench/peers")
-}
-
 /// A Python that can import `anthropic`, or why there is none.
 fn python() -> Result<PathBuf, String> {
-    let mut candidates = vec![peers_dir().join(".venv/bin/python")];
-    if let Ok(python) = std::env::var("SKILLKIT_PYTHON") {
-        candidates.insert(0, python.into());
-    }
-    candidates.push("python3".into());
-    let mut tried = Vec::new();
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import anthropic"])
-            .output()
-            .is_ok_and(|out| out.status.success());
-        if ok {
-            return Ok(python);
-        }
-        tried.push(python.display().to_string());
-    }
-    Err(format!(
-        "no Python with the `anthropic` package (tried {}); run bench/peers/setup.sh",
-        tried.join(", ")
-    ))
+    skillkit_tests::peers::python_with("anthropic")
 }
 
 /// What SkillKit's Anthropic adapter makes of `name`, in the script's shape.
@@ -83,7 +60,7 @@ async fn rust_side(name: &str) -> Value {
 async fn sdk_side(python: &PathBuf, names: &[&str]) -> Value {
     let mut servers = Vec::new();
     let mut command = Command::new(python);
-    command.arg(peers_dir().join("anthropic_sdk_agreement.py"));
+    command.arg(skillkit_tests::peers::dir().join("anthropic_sdk_agreement.py"));
     for name in names {
         let server = Server::start(vec![Reply::sse(fixture("anthropic", name))]).await;
         command.arg(format!("--case={name}={}", server.base_url));
