@@ -1,6 +1,6 @@
 //! `Local` learning of changes from the operating system: after a warm
 //! query, every kind of change is seen by the very next query (no waiting for
-//! events to arrive: the query's barrier makes that exact), an unchanged
+//! events to arrive: the query reads the kernel's queue dry), an unchanged
 //! folder's query checks no file, and a watcher that fails or loses events
 //! falls back to checking every file, still exact, saying so once.
 #![cfg(target_os = "linux")]

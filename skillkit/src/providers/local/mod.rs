@@ -258,10 +258,10 @@ impl Local {
     /// per-file work.
     ///
     /// On Linux, an inotify watch (one per folder) is set up on a thread of
-    /// its own after the first query; each query then makes a file in a
-    /// private folder the watch also covers and waits for its event, so
-    /// every event of an earlier change has arrived, and checks only the
-    /// kits with events (returning the others as they were: the same
+    /// its own after the first query; each query then reads the watch's
+    /// event queue until it is empty (the kernel queues a change's event
+    /// before the call that made it returns, so every earlier change is
+    /// there), and checks only the kits with events (returning the others as they were: the same
     /// skills, shared). A kit holding a symbolic link, or reached through
     /// one, is checked on every query. Where watching is unavailable, the
     /// system's limit of watches is reached, or events are lost (the

@@ -2,19 +2,19 @@
 //! so that a query of an unchanged folder costs no per-file work, while a
 //! change made before a query starts is still seen by that query.
 //!
-//! On Linux, an inotify watcher (the `notify` crate) watches the folder, and
-//! each event marks the kit it falls in as changed; a query walks only those
+//! On Linux, an inotify instance watches every folder of the tree, and each
+//! event marks the kit it falls in as changed; a query walks only those
 //! kits (the stat walk of [`refresh`](super::cache::refresh)) and returns the
 //! previous [`Kit`](crate::Kit) values, the same `Arc`s, for the others.
 //!
-//! Events arrive on the watcher's own thread, so "no event yet" proves
-//! nothing by itself. The barrier: the watcher also watches a private folder
-//! of its own; a query creates a file there and waits for that file's event.
-//! inotify delivers the events of one instance in order, so every event of a
-//! change made before the query has been handled by then. When the barrier's
-//! event does not come within [`BARRIER_WAIT`], the query walks the whole
-//! folder instead. Other platforms (whose watchers give no such order across
-//! folders) always walk.
+//! The query reads the events itself, from the instance's queue, until it is
+//! empty: the kernel queues a change's event before the call that made the
+//! change returns, so every change made before the query started is among
+//! them, and no other thread is waited for. Opening and reading files is not
+//! watched (every walk and every body read opens files). A new folder is
+//! watched as its event is read, before the query walks its kit. Other
+//! platforms (whose watchers deliver events on a thread of their own, with
+//! no such guarantee) always walk.
 //!
 //! Watching starts on a thread of its own after the first query (which walks,
 //! as without watching); the first query after it is set up walks the whole
@@ -31,8 +31,6 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
-mod barrier;
-#[cfg(target_os = "linux")]
 mod inotify;
 #[cfg(target_os = "linux")]
 pub(super) use inotify::Watch;
@@ -41,11 +39,6 @@ pub(super) use inotify::Watch;
 mod off;
 #[cfg(not(target_os = "linux"))]
 pub(super) use off::Watch;
-
-/// How long a query waits for the event of its barrier file before it walks
-/// the whole folder instead.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const BARRIER_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Whether a [`Local`](crate::Local) learns of changes from the operating
 /// system, as [`Local::watch_status`](crate::Local::watch_status) tells it.
@@ -91,11 +84,10 @@ impl std::fmt::Display for WatchStatus {
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WatchFault {
-    /// The kernel's event queue overflowed (inotify's `IN_Q_OVERFLOW`,
-    /// notify's `Rescan` flag): events were lost.
+    /// The kernel's event queue overflowed (inotify's `IN_Q_OVERFLOW`):
+    /// events were lost.
     Overflow,
-    /// The system's limit of watches was reached (`ENOSPC`, notify's
-    /// `MaxFilesWatch`).
+    /// The system's limit of watches was reached (`ENOSPC`).
     Exhausted,
     /// No watcher can be had (an error setting it up).
     Unavailable,

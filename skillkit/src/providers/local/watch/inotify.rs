@@ -1,30 +1,25 @@
-//! The watch on Linux: inotify through the `notify` crate, with the barrier
-//! that makes "no event" mean "no change" (see the parent module).
+//! The watch on Linux: one inotify instance per provider (the `inotify`
+//! crate), read by the query itself (see the parent module).
 
+use std::collections::HashMap;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use notify::event::{AccessKind, AccessMode, Flag};
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
-use super::barrier;
-use super::{BARRIER_WAIT, Changes, Place, Roots, WatchFault, WatchStatus};
+use super::{Changes, Place, Roots, WatchFault, WatchStatus};
 
 /// The watch of one provider's folder.
 pub(in crate::providers::local) struct Watch {
     shared: Arc<Shared>,
-    /// The watcher, once set up (never locked while holding the state's
-    /// lock: the watcher's thread takes that lock to deliver an event, and a
-    /// call to the watcher waits for that thread). Not in [`Shared`], which
-    /// the watcher's event handler holds: dropping the provider drops it.
-    watcher: Arc<Mutex<Option<RecommendedWatcher>>>,
     roots: Roots,
 }
 
-/// What the watcher's thread, the setup thread and queries share.
+/// What the setup thread and queries share.
 struct Shared {
     state: Mutex<State>,
-    /// Signalled when the barrier's event arrives or the phase changes.
+    /// Signalled when the phase changes.
     changed: Condvar,
 }
 
@@ -49,17 +44,11 @@ enum Phase {
 #[derive(Default)]
 struct State {
     phase: Phase,
-    /// What changed since the previous query.
-    changes: Changes,
-    /// Paths created or moved in since the previous query: folders among
-    /// them are watched before the query walks their kit.
-    created: Vec<PathBuf>,
-    /// Events were lost: the next query walks the whole folder.
+    /// The instance, once set up.
+    watcher: Option<Watcher>,
+    /// Events were lost (a simulated overflow): the next query walks the
+    /// whole folder.
     overflowed: bool,
-    /// The watched folder itself moved or vanished: watching starts over.
-    lost: bool,
-    /// The barrier file whose event the query under way waits for.
-    waiting: Option<u64>,
     /// Whether the failure was said.
     warned: bool,
 }
@@ -68,6 +57,7 @@ impl State {
     fn fail(&mut self, reason: String) {
         if !matches!(self.phase, Phase::Failed(_) | Phase::Off) {
             self.phase = Phase::Failed(reason);
+            self.watcher = None;
         }
     }
 }
@@ -75,6 +65,191 @@ impl State {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Linux's error numbers for the limits: of watches (`inotify_add_watch`)
+/// and of instances (`inotify_init1`).
+const ENOSPC: i32 = 28;
+const EMFILE: i32 = 24;
+
+/// What a folder's watch reports: a change to an entry (a file written,
+/// made, removed, renamed, its mode changed) or to the folder itself. Not
+/// opening or reading: every walk and every body read opens files.
+fn mask() -> WatchMask {
+    WatchMask::CREATE
+        | WatchMask::DELETE
+        | WatchMask::MODIFY
+        | WatchMask::ATTRIB
+        | WatchMask::CLOSE_WRITE
+        | WatchMask::MOVED_FROM
+        | WatchMask::MOVED_TO
+        | WatchMask::DELETE_SELF
+        | WatchMask::MOVE_SELF
+        // Folders only, links not followed: a kit holding a link is walked
+        // on every query.
+        | WatchMask::ONLYDIR
+        | WatchMask::DONT_FOLLOW
+        | WatchMask::EXCL_UNLINK
+}
+
+/// An inotify instance watching every folder of the tree.
+struct Watcher {
+    inotify: Inotify,
+    /// The folder each watch is on (absolute).
+    folders: HashMap<WatchDescriptor, PathBuf>,
+}
+
+/// What reading the queue found, besides the kits that changed.
+#[derive(Debug, PartialEq, Eq)]
+enum Drained {
+    /// Every event read.
+    Read,
+    /// The queue overflowed: events were lost.
+    Overflowed,
+    /// The watched folder itself was moved or deleted.
+    Lost,
+}
+
+impl Watcher {
+    /// A watch on every folder of `root`.
+    fn new(root: &Path) -> Result<Watcher, String> {
+        let inotify = Inotify::init().map_err(|e| match e.raw_os_error() {
+            Some(EMFILE) => "the system's limit of inotify instances was reached: raise \
+                 fs.inotify.max_user_instances"
+                .to_owned(),
+            _ => format!("no watcher could be had: {e}"),
+        })?;
+        let mut watcher = Watcher {
+            inotify,
+            folders: HashMap::new(),
+        };
+        watcher.watch_tree(root)?;
+        if watcher.folders.is_empty() {
+            return Err(format!("{} could not be watched", root.display()));
+        }
+        Ok(watcher)
+    }
+
+    /// Watches `dir` and every folder below it (a folder already watched
+    /// keeps its watch, now under this path). A folder that went away or
+    /// cannot be read is left out; the system's watch limit is an error.
+    fn watch_tree(&mut self, dir: &Path) -> Result<(), String> {
+        let mut stack = vec![dir.to_path_buf()];
+        let mut watches = self.inotify.watches();
+        while let Some(dir) = stack.pop() {
+            match watches.add(&dir, mask()) {
+                Ok(wd) => {
+                    self.folders.insert(wd, dir.clone());
+                }
+                Err(e) if e.raw_os_error() == Some(ENOSPC) => return Err(exhausted()),
+                // Gone, not a folder (a link), or not readable: its kit is
+                // walked as it is.
+                Err(e) => {
+                    tracing::debug!(path = %dir.display(), "not watched: {e}");
+                    continue;
+                }
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    stack.push(entry.path());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops watching `dir` and the folders below it (moved away).
+    fn unwatch_tree(&mut self, dir: &Path) {
+        let mut watches = self.inotify.watches();
+        self.folders.retain(|wd, folder| {
+            let below = folder.starts_with(dir);
+            if below {
+                let _ = watches.remove(wd.clone());
+            }
+            !below
+        });
+    }
+
+    /// Reads the queue dry, recording in `changes` the kits where something
+    /// changed; new folders are watched before it returns (so a change in
+    /// one after this is an event, and one before it is seen by the walk of
+    /// its kit, which the query makes next).
+    fn drain(&mut self, roots: &Roots, changes: &mut Changes) -> Result<Drained, String> {
+        let mut buffer = [0u8; 16 * 1024];
+        let mut drained = Drained::Read;
+        let (mut created, mut moved_away) = (Vec::new(), Vec::new());
+        loop {
+            let events = match self.inotify.read_events(&mut buffer) {
+                Ok(events) => events,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) => {
+                    tracing::debug!("reading the watch's events failed: {e}");
+                    drained = Drained::Overflowed;
+                    break;
+                }
+            };
+            let mut any = false;
+            for event in events {
+                any = true;
+                if event.mask.contains(EventMask::Q_OVERFLOW) {
+                    drained = Drained::Overflowed;
+                    continue;
+                }
+                let Some(folder) = self.folders.get(&event.wd) else {
+                    continue;
+                };
+                if event.mask.contains(EventMask::IGNORED) {
+                    if roots.place(folder) == Place::Root {
+                        drained = Drained::Lost;
+                    }
+                    self.folders.remove(&event.wd);
+                    continue;
+                }
+                let path = match event.name {
+                    Some(name) => folder.join(name),
+                    None => folder.clone(),
+                };
+                match roots.place(&path) {
+                    Place::Outside => {}
+                    Place::Root => {
+                        if event
+                            .mask
+                            .intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF)
+                        {
+                            drained = Drained::Lost;
+                        }
+                    }
+                    Place::Kit { kit, entry } => {
+                        changes.listing |= entry;
+                        changes.kits.insert(kit);
+                    }
+                }
+                if event.mask.contains(EventMask::ISDIR) && event.name.is_some() {
+                    if event.mask.contains(EventMask::MOVED_FROM) {
+                        moved_away.push(path);
+                    } else if event
+                        .mask
+                        .intersects(EventMask::CREATE | EventMask::MOVED_TO)
+                    {
+                        created.push(path);
+                    }
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        for dir in moved_away {
+            self.unwatch_tree(&dir);
+        }
+        for dir in created {
+            self.watch_tree(&dir)?;
+        }
+        Ok(drained)
     }
 }
 
@@ -92,7 +267,6 @@ impl Watch {
                 state: Mutex::new(state),
                 changed: Condvar::new(),
             }),
-            watcher: Arc::new(Mutex::new(None)),
             roots: Roots {
                 dir: dir.to_path_buf(),
                 watched,
@@ -102,69 +276,68 @@ impl Watch {
     }
 
     /// What the query about to run must walk: everything unless the watch
-    /// is in use, else the kits with events since the previous query (after
-    /// the barrier: every change made before this call is among them).
-    /// Called with the provider's cache locked, so queries take turns.
+    /// is in use, else the kits with events since the previous query. The
+    /// kernel queues a change's event before the call that made the change
+    /// returns, so the queue read dry here holds every change made before
+    /// this call. Called with the provider's cache locked, so queries take
+    /// turns.
     pub(in crate::providers::local) fn changes(&self, provider: &str) -> Changes {
-        let shared = &*self.shared;
-        let phase = shared.lock().phase.clone();
-        match phase {
+        let mut state = self.shared.lock();
+        match &state.phase {
             Phase::Off | Phase::Idle | Phase::Starting => return Changes::everything(),
-            Phase::Failed(reason) => return self.fall_back(provider, &reason),
+            Phase::Failed(reason) => {
+                let reason = reason.clone();
+                drop(state);
+                return self.fall_back(provider, &reason);
+            }
             Phase::Armed | Phase::Synced => {}
         }
-        // Armed: what changed is cleared below, so every change from then
-        // on is recorded, and the walk starting after it sees the others.
-        let arrived = phase == Phase::Synced && self.barrier();
-        let mut state = shared.lock();
-        if let Phase::Failed(reason) = &state.phase {
-            let reason = reason.clone();
-            drop(state);
-            return self.fall_back(provider, &reason);
-        }
-        let (changes, created) = take(&mut state);
-        if std::mem::take(&mut state.lost) {
+        let armed = state.phase == Phase::Armed;
+        let mut changes = Changes::default();
+        let drained = match state.watcher.as_mut() {
+            Some(watcher) => watcher.drain(&self.roots, &mut changes),
+            None => Ok(Drained::Lost),
+        };
+        let drained = match drained {
+            Ok(drained) => drained,
+            Err(reason) => {
+                state.fail(reason.clone());
+                drop(state);
+                return self.fall_back(provider, &reason);
+            }
+        };
+        if drained == Drained::Lost {
+            // The folder itself moved or vanished: watching starts over
+            // after the next query that succeeds.
             state.phase = Phase::Idle;
-            drop(state);
-            self.stop();
+            state.watcher = None;
             return Changes::everything();
         }
-        let overflowed = std::mem::take(&mut state.overflowed);
-        let armed = state.phase == Phase::Armed;
-        state.phase = Phase::Synced;
-        drop(state);
+        let overflowed = std::mem::take(&mut state.overflowed) || drained == Drained::Overflowed;
         if overflowed {
+            // Folders made while events were lost have no watch yet.
+            let resynced = match state.watcher.as_mut() {
+                Some(watcher) => watcher.watch_tree(&self.roots.watched),
+                None => Ok(()),
+            };
+            if let Err(reason) = resynced {
+                state.fail(reason.clone());
+                drop(state);
+                return self.fall_back(provider, &reason);
+            }
             tracing::warn!(
                 provider,
                 "the operating system lost track of changes (its event queue overflowed): this query checks each file, then watching resumes"
             );
-        } else if !arrived && !armed {
-            tracing::debug!(
-                provider,
-                "no word from the watcher in time: this query checks each file"
-            );
         }
-        if let Err(reason) = self.watch_created(created) {
-            shared.lock().fail(reason.clone());
-            return self.fall_back(provider, &reason);
-        }
-        match armed || overflowed || !arrived {
+        state.phase = Phase::Synced;
+        match armed || overflowed {
             true => Changes::everything(),
             false => changes,
         }
     }
 
-    /// Drops the watcher (outside the state's lock: see [`Watch::watcher`]).
-    fn stop(&self) {
-        let watcher = self
-            .watcher
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        drop(watcher);
-    }
-
-    /// Every query walks: says so the first time, and drops the watcher.
+    /// Every query walks: says so the first time.
     fn fall_back(&self, provider: &str, reason: &str) -> Changes {
         let mut state = self.shared.lock();
         if !std::mem::replace(&mut state.warned, true) {
@@ -173,60 +346,8 @@ impl Watch {
                 provider,
                 "watching the folder for changes is off ({reason}): every query checks each file"
             );
-            self.stop();
         }
         Changes::everything()
-    }
-
-    /// Watches the folders among `created` (a new kit or skill folder, or
-    /// one moved in), before the query walks their kits: a change in them
-    /// after this is an event. The watcher's thread adds them too, but only
-    /// after the batch of events it is reading, which may hold the barrier's.
-    fn watch_created(&self, created: Vec<PathBuf>) -> Result<(), String> {
-        let mut watcher = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(watcher) = watcher.as_mut() else {
-            return Ok(());
-        };
-        for path in created {
-            // A link is not followed: its kit is walked on every query.
-            if !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_dir()) {
-                continue;
-            }
-            match watcher.watch(&path, RecursiveMode::Recursive) {
-                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
-                    return Err(exhausted());
-                }
-                // Gone again: its kit is walked anyway.
-                Err(e) => tracing::debug!(path = %path.display(), "not watched: {e}"),
-                Ok(()) => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// Makes a barrier file and waits for its event; false when it did not
-    /// come in time (or no file could be made).
-    fn barrier(&self) -> bool {
-        let shared = &*self.shared;
-        let Ok(folder) = barrier::folder() else {
-            return false;
-        };
-        let n = barrier::next();
-        let path = folder.join(n.to_string());
-        shared.lock().waiting = Some(n);
-        let made = std::fs::File::create(&path).is_ok();
-        let state = shared.lock();
-        let (mut state, _) = shared
-            .changed
-            .wait_timeout_while(state, BARRIER_WAIT, |state| {
-                made && state.waiting == Some(n) && !matches!(state.phase, Phase::Failed(_))
-            })
-            .unwrap_or_else(PoisonError::into_inner);
-        let arrived = made && state.waiting.is_none();
-        state.waiting = None;
-        drop(state);
-        let _ = std::fs::remove_file(&path);
-        arrived
     }
 
     /// After a query: one that failed leaves the cache unsure, so the next
@@ -248,21 +369,16 @@ impl Watch {
     /// takes about as long as a walk), so no query waits for it.
     fn start(&self) {
         let shared = Arc::clone(&self.shared);
-        let slot = Arc::clone(&self.watcher);
-        let roots = self.roots.clone();
+        let root = self.roots.watched.clone();
         let spawned = std::thread::Builder::new()
             .name("skillkit-watch-setup".into())
             .spawn(move || {
-                let set_up = set_up(&shared, &roots);
+                let set_up = Watcher::new(&root);
                 let mut state = shared.lock();
                 match set_up {
                     Ok(watcher) if state.phase == Phase::Starting => {
-                        drop(state);
-                        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(watcher);
-                        state = shared.lock();
-                        if state.phase == Phase::Starting {
-                            state.phase = Phase::Armed;
-                        }
+                        state.watcher = Some(watcher);
+                        state.phase = Phase::Armed;
                     }
                     Ok(_) => {}
                     Err(reason) => state.fail(reason),
@@ -297,114 +413,18 @@ impl Watch {
 
     /// Simulates `fault` through the paths a real one takes.
     pub(in crate::providers::local) fn simulate(&self, fault: WatchFault) {
+        let mut state = self.shared.lock();
         match fault {
-            WatchFault::Overflow => {
-                let event = Event::new(EventKind::Other).set_flag(Flag::Rescan);
-                on_event(&self.shared, &self.roots, None, Ok(event));
-            }
-            WatchFault::Exhausted => {
-                let error = notify::Error::new(notify::ErrorKind::MaxFilesWatch);
-                on_event(&self.shared, &self.roots, None, Err(error));
-            }
-            WatchFault::Unavailable => self.shared.lock().fail("simulated".into()),
+            WatchFault::Overflow => state.overflowed = true,
+            WatchFault::Exhausted => state.fail(exhausted()),
+            WatchFault::Unavailable => state.fail("simulated".into()),
         }
         self.shared.changed.notify_all();
     }
 }
 
-/// Takes what changed since the previous query, and the paths created.
-fn take(state: &mut State) -> (Changes, Vec<PathBuf>) {
-    (
-        std::mem::take(&mut state.changes),
-        std::mem::take(&mut state.created),
-    )
-}
-
 fn exhausted() -> String {
     "the system's limit of watched folders was reached: raise fs.inotify.max_user_watches".into()
-}
-
-/// A watcher of `roots`' folder and of the barrier folder.
-fn set_up(shared: &Arc<Shared>, roots: &Roots) -> Result<RecommendedWatcher, String> {
-    let barrier = barrier::folder()?;
-    let handler = {
-        let shared = Arc::clone(shared);
-        let roots = roots.clone();
-        move |event| on_event(&shared, &roots, Some(barrier), event)
-    };
-    // Links are not followed: a kit holding one is walked on every query.
-    let config = notify::Config::default().with_follow_symlinks(false);
-    let failed = |e: notify::Error| match e.kind {
-        notify::ErrorKind::MaxFilesWatch => exhausted(),
-        _ => format!("no watcher could be had: {e}"),
-    };
-    let mut watcher = RecommendedWatcher::new(handler, config).map_err(failed)?;
-    watcher
-        .watch(barrier, RecursiveMode::NonRecursive)
-        .map_err(failed)?;
-    watcher
-        .watch(&roots.watched, RecursiveMode::Recursive)
-        .map_err(failed)?;
-    Ok(watcher)
-}
-
-/// Records one event of the watcher (`barrier`: the private folder, if any).
-fn on_event(shared: &Shared, roots: &Roots, barrier: Option<&Path>, event: notify::Result<Event>) {
-    let mut state = shared.lock();
-    let event = match event {
-        Ok(event) => event,
-        Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
-            state.fail(exhausted());
-            shared.changed.notify_all();
-            return;
-        }
-        Err(e) => {
-            tracing::debug!("watcher error: {e}");
-            state.overflowed = true;
-            return;
-        }
-    };
-    if event.need_rescan() {
-        state.overflowed = true;
-    }
-    let reads = matches!(
-        event.kind,
-        EventKind::Access(
-            AccessKind::Open(_)
-                | AccessKind::Read
-                | AccessKind::Close(AccessMode::Read | AccessMode::Execute)
-        )
-    );
-    let created = matches!(
-        event.kind,
-        EventKind::Create(_) | EventKind::Modify(notify::event::ModifyKind::Name(_))
-    );
-    for path in &event.paths {
-        if let Some(name) = barrier.and_then(|b| path.strip_prefix(b).ok()) {
-            // Every watch sees every barrier file: only the one its query
-            // waits for counts.
-            if state.waiting.is_some() && state.waiting == barrier::number(name) {
-                state.waiting = None;
-                shared.changed.notify_all();
-            }
-            continue;
-        }
-        // Reading changes nothing (and every walk reads).
-        if reads {
-            continue;
-        }
-        match roots.place(path) {
-            Place::Outside => {}
-            Place::Root => state.lost = true,
-            Place::Kit { kit, entry } => {
-                state.changes.listing |= entry;
-                state.changes.kits.insert(kit);
-                if created {
-                    state.created.push(path.clone());
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -412,20 +432,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dropping_the_watch_frees_its_watcher() {
+    fn the_setup_thread_keeps_nothing_and_dropping_the_watch_closes_it() {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
         let watch = Watch::new(dir.path(), false, true);
         watch.after(true);
         watch.wait_set_up(std::time::Duration::from_secs(60));
-        assert!(watch.watcher.lock().unwrap().is_some(), "set up");
+        let folders = watch
+            .shared
+            .lock()
+            .watcher
+            .as_ref()
+            .map(|w| w.folders.len());
+        assert_eq!(folders, Some(3), "the folder and the two below it");
         let shared = Arc::downgrade(&watch.shared);
         drop(watch);
-        // The watcher's thread drops its event handler (which holds the
-        // shared state) when it stops, on its own time.
+        // The setup thread may still be on its way out.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while shared.upgrade().is_some() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        assert!(shared.upgrade().is_none(), "the watcher stopped");
+        assert!(shared.upgrade().is_none(), "the watch is gone");
+    }
+
+    #[test]
+    fn a_folder_moved_away_is_no_longer_watched_under_its_old_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("k/skills/a")).unwrap();
+        let root = std::path::absolute(dir.path()).unwrap();
+        let roots = Roots {
+            dir: dir.path().to_path_buf(),
+            watched: root.clone(),
+            each: true,
+        };
+        let mut watcher = Watcher::new(&root).unwrap();
+        std::fs::rename(root.join("k/skills/a"), root.join("k/skills/b")).unwrap();
+        let mut changes = Changes::default();
+        assert_eq!(watcher.drain(&roots, &mut changes), Ok(Drained::Read));
+        assert!(changes.kits.contains(&dir.path().join("k")));
+        let mut folders: Vec<_> = watcher.folders.values().cloned().collect();
+        folders.sort();
+        assert_eq!(
+            folders,
+            [
+                root.clone(),
+                root.join("k"),
+                root.join("k/skills"),
+                root.join("k/skills/b")
+            ]
+        );
     }
 }
