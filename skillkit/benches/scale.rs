@@ -31,11 +31,7 @@ use skillkit::{Catalog, Local};
 const CHILD: &str = "SKILLKIT_SCALE_CHILD";
 
 fn sizes() -> Vec<usize> {
-    std::env::var("SKILLKIT_BENCH_SIZES")
-        .unwrap_or_else(|_| "100,1000,10000,100000".into())
-        .split(',')
-        .map(|n| n.trim().parse().expect("SKILLKIT_BENCH_SIZES: numbers"))
-        .collect()
+    catalogs::sizes("100,1000,10000,100000")
 }
 
 fn runtime() -> tokio::runtime::Runtime {

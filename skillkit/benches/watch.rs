@@ -28,11 +28,7 @@ use skillkit::llm::{Adapter, Event, EventStream, LlmError, Registry, Request, St
 use skillkit::{AgentDefinition, Catalog, Local, WatchStatus};
 
 fn sizes() -> Vec<usize> {
-    std::env::var("SKILLKIT_BENCH_SIZES")
-        .unwrap_or_else(|_| "10000,100000".into())
-        .split(',')
-        .map(|n| n.trim().parse().expect("SKILLKIT_BENCH_SIZES: numbers"))
-        .collect()
+    catalogs::sizes("10000,100000")
 }
 
 /// A model that answers every request at once with one word.

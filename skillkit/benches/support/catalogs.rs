@@ -17,3 +17,13 @@ pub fn catalog_dir(n: usize) -> PathBuf {
     assert!(out.status.success(), "gen-catalog.py failed");
     PathBuf::from(String::from_utf8(out.stdout).expect("path").trim())
 }
+
+/// The sizes to run: `SKILLKIT_BENCH_SIZES` (numbers, comma-separated), else
+/// `default`.
+pub fn sizes(default: &str) -> Vec<usize> {
+    std::env::var("SKILLKIT_BENCH_SIZES")
+        .unwrap_or_else(|_| default.into())
+        .split(',')
+        .map(|n| n.trim().parse().expect("SKILLKIT_BENCH_SIZES: numbers"))
+        .collect()
+}
