@@ -385,6 +385,43 @@ impl Local {
         loaded
     }
 
+    /// The kits of the last load when the watch says for certain that
+    /// nothing changed since (and no load is under way); `None` when a load
+    /// must look. Never blocks: reading the watch's queue is all it does.
+    fn unchanged(&self) -> Option<Vec<Kit>> {
+        let inner = &self.inner;
+        let cache = inner.cache.try_lock().ok()?;
+        if !inner.watch.quiet() {
+            return None;
+        }
+        let dirs = match inner.each {
+            true => cache.dirs.as_ref()?.as_slice(),
+            false => std::slice::from_ref(&inner.dir),
+        };
+        let mut kits = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let name = match inner.each {
+                true => layout::kit_name(dir),
+                false => Some(self.single_kit_name()),
+            };
+            // A folder that is no kit is left out, as a load does.
+            let Some(name) = name else { continue };
+            let kit = cache.kits.get(dir)?.unchanged(&name, false)?;
+            kits.push(kit.with_origin(inner.origin));
+        }
+        Some(kits)
+    }
+
+    /// The name of the one kit of [`Local::new`].
+    fn single_kit_name(&self) -> String {
+        let inner = &self.inner;
+        inner
+            .name
+            .clone()
+            .or_else(|| layout::kit_name(&inner.dir))
+            .unwrap_or_else(|| "local".to_owned())
+    }
+
     /// The kit in `dir` named `name`: the one `kit_cache` holds when
     /// `changes` say it is unchanged, else refreshed (counting the files
     /// checked).
@@ -420,11 +457,7 @@ impl Local {
             source,
         };
         if !inner.each {
-            let name = inner
-                .name
-                .clone()
-                .or_else(|| layout::kit_name(&inner.dir))
-                .unwrap_or_else(|| "local".to_owned());
+            let name = self.single_kit_name();
             let kit_cache = cache.kits.entry(inner.dir.clone()).or_default();
             let kit = self.kit(name, &inner.dir, kit_cache, changes).map_err(io)?;
             return Ok(vec![kit.with_origin(inner.origin)]);
@@ -491,6 +524,11 @@ impl KitProvider for Local {
     }
 
     async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        // The watch vouches for every kit: the kits as they were, with no
+        // file touched and no thread to hand the work to.
+        if let Some(kits) = self.unchanged() {
+            return Ok(kits);
+        }
         let this = self.clone();
         match tokio::task::spawn_blocking(move || this.load()).await {
             Ok(result) => result,

@@ -46,6 +46,8 @@ struct State {
     phase: Phase,
     /// The instance, once set up.
     watcher: Option<Watcher>,
+    /// Events read and not yet taken by a query's [`Watch::changes`].
+    pending: Pending,
     /// Events were lost (a simulated overflow): the next query walks the
     /// whole folder.
     overflowed: bool,
@@ -100,15 +102,31 @@ struct Watcher {
     folders: HashMap<WatchDescriptor, PathBuf>,
 }
 
-/// What reading the queue found, besides the kits that changed.
-#[derive(Debug, PartialEq, Eq)]
-enum Drained {
-    /// Every event read.
-    Read,
-    /// The queue overflowed: events were lost.
-    Overflowed,
+/// What the events read so far say.
+#[derive(Debug, Default)]
+struct Pending {
+    /// The kits where something changed.
+    changes: Changes,
+    /// Folders made or moved in, to watch before their kits are walked.
+    created: Vec<PathBuf>,
+    /// Folders moved away, no longer watched under their old names.
+    moved_away: Vec<PathBuf>,
+    /// The queue overflowed (or could not be read): events were lost.
+    overflowed: bool,
     /// The watched folder itself was moved or deleted.
-    Lost,
+    lost: bool,
+}
+
+impl Pending {
+    /// Whether nothing happened.
+    fn is_empty(&self) -> bool {
+        !self.changes.listing
+            && self.changes.kits.is_empty()
+            && self.created.is_empty()
+            && self.moved_away.is_empty()
+            && !self.overflowed
+            && !self.lost
+    }
 }
 
 impl Watcher {
@@ -174,21 +192,17 @@ impl Watcher {
         });
     }
 
-    /// Reads the queue dry, recording in `changes` the kits where something
-    /// changed; new folders are watched before it returns (so a change in
-    /// one after this is an event, and one before it is seen by the walk of
-    /// its kit, which the query makes next).
-    fn drain(&mut self, roots: &Roots, changes: &mut Changes) -> Result<Drained, String> {
+    /// Reads the queue dry into `pending`. No system call but the reads:
+    /// cheap enough for a query's thread, whatever it is.
+    fn read(&mut self, roots: &Roots, pending: &mut Pending) {
         let mut buffer = [0u8; 16 * 1024];
-        let mut drained = Drained::Read;
-        let (mut created, mut moved_away) = (Vec::new(), Vec::new());
         loop {
             let events = match self.inotify.read_events(&mut buffer) {
                 Ok(events) => events,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 Err(e) => {
                     tracing::debug!("reading the watch's events failed: {e}");
-                    drained = Drained::Overflowed;
+                    pending.overflowed = true;
                     break;
                 }
             };
@@ -196,16 +210,14 @@ impl Watcher {
             for event in events {
                 any = true;
                 if event.mask.contains(EventMask::Q_OVERFLOW) {
-                    drained = Drained::Overflowed;
+                    pending.overflowed = true;
                     continue;
                 }
                 let Some(folder) = self.folders.get(&event.wd) else {
                     continue;
                 };
                 if event.mask.contains(EventMask::IGNORED) {
-                    if roots.place(folder) == Place::Root {
-                        drained = Drained::Lost;
-                    }
+                    pending.lost |= roots.place(folder) == Place::Root;
                     self.folders.remove(&event.wd);
                     continue;
                 }
@@ -216,26 +228,23 @@ impl Watcher {
                 match roots.place(&path) {
                     Place::Outside => {}
                     Place::Root => {
-                        if event
+                        pending.lost |= event
                             .mask
-                            .intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF)
-                        {
-                            drained = Drained::Lost;
-                        }
+                            .intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF);
                     }
                     Place::Kit { kit, entry } => {
-                        changes.listing |= entry;
-                        changes.kits.insert(kit);
+                        pending.changes.listing |= entry;
+                        pending.changes.kits.insert(kit);
                     }
                 }
                 if event.mask.contains(EventMask::ISDIR) && event.name.is_some() {
                     if event.mask.contains(EventMask::MOVED_FROM) {
-                        moved_away.push(path);
+                        pending.moved_away.push(path);
                     } else if event
                         .mask
                         .intersects(EventMask::CREATE | EventMask::MOVED_TO)
                     {
-                        created.push(path);
+                        pending.created.push(path);
                     }
                 }
             }
@@ -243,13 +252,20 @@ impl Watcher {
                 break;
             }
         }
-        for dir in moved_away {
+    }
+
+    /// Follows the folders of `pending` that moved away or appeared: new
+    /// folders are watched before the query walks their kits (so a change
+    /// in one after this is an event, and one before it is seen by that
+    /// walk).
+    fn follow(&mut self, pending: &mut Pending) -> Result<(), String> {
+        for dir in std::mem::take(&mut pending.moved_away) {
             self.unwatch_tree(&dir);
         }
-        for dir in created {
+        for dir in std::mem::take(&mut pending.created) {
             self.watch_tree(&dir)?;
         }
-        Ok(drained)
+        Ok(())
     }
 }
 
@@ -293,27 +309,33 @@ impl Watch {
             Phase::Armed | Phase::Synced => {}
         }
         let armed = state.phase == Phase::Armed;
-        let mut changes = Changes::default();
-        let drained = match state.watcher.as_mut() {
-            Some(watcher) => watcher.drain(&self.roots, &mut changes),
-            None => Ok(Drained::Lost),
-        };
-        let drained = match drained {
-            Ok(drained) => drained,
-            Err(reason) => {
-                state.fail(reason.clone());
-                drop(state);
-                return self.fall_back(provider, &reason);
+        let State {
+            watcher, pending, ..
+        } = &mut *state;
+        let followed = match watcher.as_mut() {
+            Some(watcher) => {
+                watcher.read(&self.roots, pending);
+                watcher.follow(pending)
+            }
+            None => {
+                pending.lost = true;
+                Ok(())
             }
         };
-        if drained == Drained::Lost {
+        let pending = std::mem::take(&mut state.pending);
+        if let Err(reason) = followed {
+            state.fail(reason.clone());
+            drop(state);
+            return self.fall_back(provider, &reason);
+        }
+        if pending.lost {
             // The folder itself moved or vanished: watching starts over
             // after the next query that succeeds.
             state.phase = Phase::Idle;
             state.watcher = None;
             return Changes::everything();
         }
-        let overflowed = std::mem::take(&mut state.overflowed) || drained == Drained::Overflowed;
+        let overflowed = std::mem::take(&mut state.overflowed) || pending.overflowed;
         if overflowed {
             // Folders made while events were lost have no watch yet.
             let resynced = match state.watcher.as_mut() {
@@ -330,11 +352,31 @@ impl Watch {
                 "the operating system lost track of changes (its event queue overflowed): this query checks each file, then watching resumes"
             );
         }
+        let changes = pending.changes;
         state.phase = Phase::Synced;
         match armed || overflowed {
             true => Changes::everything(),
             false => changes,
         }
+    }
+
+    /// Whether nothing changed since the previous query, for certain: the
+    /// watch is in use and its queue, read dry now, holds no event (those
+    /// read are kept for the next [`changes`](Self::changes)). `false` when
+    /// unsure. Reads only: no file is touched, no thread waited for.
+    pub(in crate::providers::local) fn quiet(&self) -> bool {
+        let mut state = self.shared.lock();
+        if state.phase != Phase::Synced || state.overflowed {
+            return false;
+        }
+        let State {
+            watcher, pending, ..
+        } = &mut *state;
+        match watcher.as_mut() {
+            Some(watcher) => watcher.read(&self.roots, pending),
+            None => return false,
+        }
+        pending.is_empty()
     }
 
     /// Every query walks: says so the first time.
@@ -467,9 +509,11 @@ mod tests {
         };
         let mut watcher = Watcher::new(&root).unwrap();
         std::fs::rename(root.join("k/skills/a"), root.join("k/skills/b")).unwrap();
-        let mut changes = Changes::default();
-        assert_eq!(watcher.drain(&roots, &mut changes), Ok(Drained::Read));
-        assert!(changes.kits.contains(&dir.path().join("k")));
+        let mut pending = Pending::default();
+        watcher.read(&roots, &mut pending);
+        assert!(pending.changes.kits.contains(&dir.path().join("k")));
+        assert!(!pending.overflowed && !pending.lost);
+        watcher.follow(&mut pending).unwrap();
         let mut folders: Vec<_> = watcher.folders.values().cloned().collect();
         folders.sort();
         assert_eq!(

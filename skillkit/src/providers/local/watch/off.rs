@@ -17,6 +17,10 @@ impl Watch {
         Changes::everything()
     }
 
+    pub(in crate::providers::local) fn quiet(&self) -> bool {
+        false
+    }
+
     pub(in crate::providers::local) fn after(&self, _ok: bool) {}
 
     pub(in crate::providers::local) fn status(&self) -> WatchStatus {
