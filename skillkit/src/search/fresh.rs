@@ -193,7 +193,7 @@ fn diff(index: &mut Index, state: &KitState, kit: &Kit, bodies: &mut Bodies) -> 
 /// left out: its name and description stay indexed.
 pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)]) {
     for (slot, skill) in bodies {
-        if let Some(terms) = read(skill, &mut index.counter)
+        if let Some(terms) = read(skill, index.counter())
             && index.holds(*slot, skill)
         {
             index.add_body(*slot, terms);
@@ -225,7 +225,7 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
         let batches = bodies.len().div_ceil(BATCH);
         let next = AtomicUsize::new(0);
         let take_batches = || {
-            let mut counter = Counter::default();
+            let mut counter = None;
             loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
                 if at >= batches {
@@ -234,8 +234,16 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
                 let batch = &bodies[at * BATCH..((at + 1) * BATCH).min(bodies.len())];
                 let read: Vec<_> = batch
                     .iter()
-                    .map(|(slot, skill)| (*slot, skill, read(skill, &mut counter)))
+                    .map(|(slot, skill)| {
+                        let counter = counter.get_or_insert_with(Counter::default);
+                        (*slot, skill, read(skill, counter))
+                    })
                     .collect();
+                if next.load(Ordering::Relaxed) >= batches {
+                    // No batch left for this thread: its scratch is given
+                    // back before the build can end.
+                    counter = None;
+                }
                 let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
                 for (slot, skill, terms) in read {
                     if let Some(terms) = terms

@@ -90,8 +90,9 @@ pub(crate) struct Index {
     bodies_indexed: usize,
     /// Scratch for one query, kept to avoid allocating per search.
     scratch: Scratch,
-    /// Counts the terms of the descriptions (and the bodies) indexed here.
-    pub(crate) counter: text::Counter,
+    /// Counts the terms of the descriptions (and the bodies) indexed here:
+    /// made for an update, given back after it ([`Index::release`]).
+    counter: Option<text::Counter>,
 }
 
 #[derive(Default)]
@@ -123,7 +124,7 @@ impl Index {
     /// The id of `term`, when the index has it.
     fn find(&self, term: &str) -> Option<u32> {
         match text::pack(term) {
-            Some(packed) => self.packed.get(&packed).copied(),
+            Some(packed) => self.packed.get(&packed.into()).copied(),
             None => self.dictionary.get(term).copied(),
         }
     }
@@ -146,7 +147,7 @@ impl Index {
     /// The id of the packed term `packed`, whose text is `term` (unpacked
     /// only when the term is new, when it is empty).
     fn packed_id(&mut self, packed: text::Packed, term: &str) -> u32 {
-        if let Some(&id) = self.packed.get(&packed) {
+        if let Some(&id) = self.packed.get(&packed.into()) {
             return id;
         }
         let mut buf = [0u8; 16];
@@ -155,7 +156,7 @@ impl Index {
             term => term,
         };
         let id = self.new_term(term);
-        self.packed.insert(packed, id);
+        self.packed.insert(packed.into(), id);
         id
     }
 
@@ -212,7 +213,7 @@ impl Index {
             text::terms(kit, |t| count(self.term_id(t), 1, 1));
         }
         // The description counted as a body is (it may be long).
-        let description = self.counter.count(&skill.description);
+        let description = self.counter().count(&skill.description);
         for (term, n) in description.packed() {
             count(self.packed_id(term, ""), 2, n);
         }
@@ -309,6 +310,8 @@ impl Index {
             term.body.shrink_to_fit();
         }
         self.terms.shrink_to_fit();
+        self.packed.shrink_to_fit();
+        self.dictionary.shrink_to_fit();
         self.slots.shrink_to_fit();
         self.lens.shrink_to_fit();
     }
@@ -452,7 +455,7 @@ impl Index {
         // its id (plus the hash table's control byte and spare room, about
         // an eighth).
         let dictionary: usize = self.terms.iter().map(|t| t.text.len()).sum::<usize>()
-            + self.packed.capacity() * (std::mem::size_of::<(text::Packed, u32)>() + 1)
+            + self.packed.capacity() * (std::mem::size_of::<(text::PackedKey, u32)>() + 1)
             + self.dictionary.capacity() * (std::mem::size_of::<(Box<str>, u32)>() + 1)
             + self.dictionary.keys().map(|k| k.len()).sum::<usize>();
         postings
@@ -461,7 +464,17 @@ impl Index {
             + self.by_len.iter().map(|l| l.capacity() * 4).sum::<usize>()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.lens.capacity() * std::mem::size_of::<Lens>()
-            + self.counter.heap_bytes()
+            + self.counter.as_ref().map_or(0, text::Counter::heap_bytes)
+    }
+
+    /// The counter of this update (made on first use).
+    pub(crate) fn counter(&mut self) -> &mut text::Counter {
+        self.counter.get_or_insert_with(text::Counter::default)
+    }
+
+    /// Gives back what an update used and the index does not keep.
+    pub(crate) fn release(&mut self) {
+        self.counter = None;
     }
 }
 

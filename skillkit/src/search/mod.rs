@@ -170,6 +170,7 @@ impl Search {
         } else {
             fresh::build_in_background(&search.state, &mut state, bodies);
         }
+        state.index.release();
         if limit == 0 {
             return Vec::new();
         }

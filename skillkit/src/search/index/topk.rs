@@ -261,7 +261,7 @@ mod tests {
             if slot % 10 == 3 {
                 index.remove(slot);
             } else {
-                let terms = body_terms(&mut index.counter, text);
+                let terms = body_terms(index.counter(), text);
                 index.add_body(slot, terms);
             }
         }
@@ -331,7 +331,7 @@ mod tests {
             let slot = index
                 .add(Arc::new(Skill::new(name, "Deploy things.")))
                 .expect("room");
-            let terms = body_terms(&mut index.counter, &body);
+            let terms = body_terms(index.counter(), &body);
             index.add_body(slot, terms);
         }
         assert!(

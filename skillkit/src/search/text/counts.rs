@@ -73,9 +73,27 @@ impl std::hash::Hasher for PackedHasher {
     }
 }
 
+/// A packed term as a map's key: two `u64`s (8-byte aligned, where a
+/// `u128` is 16: a dictionary entry of a key and an id takes 24 bytes, not
+/// 32).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PackedKey([u64; 2]);
+
+impl From<Packed> for PackedKey {
+    fn from(term: Packed) -> PackedKey {
+        PackedKey([term as u64, (term >> 64) as u64])
+    }
+}
+
+impl std::hash::Hash for PackedKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u128(Packed::from(self.0[0]) | Packed::from(self.0[1]) << 64);
+    }
+}
+
 /// A `HashMap` keyed by packed terms.
 pub(crate) type PackedMap<V> =
-    std::collections::HashMap<Packed, V, BuildHasherDefault<PackedHasher>>;
+    std::collections::HashMap<PackedKey, V, BuildHasherDefault<PackedHasher>>;
 
 /// Counts keyed by packed terms: open addressing, at most half full, the
 /// keys also listed in order of first occurrence (what is cleared, and
