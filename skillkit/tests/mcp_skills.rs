@@ -192,6 +192,42 @@ async fn skills_list_is_paginated_by_the_page_size() {
     assert_eq!(client.list_all_skills().await.unwrap().len(), 5);
 }
 
+/// `skills/list` follows the catalog: a skill put, edited or removed between
+/// two listings is there, changed or gone in the second (the URIs are sorted
+/// once per change of the catalog, not once per page).
+#[tokio::test]
+async fn the_listing_follows_the_catalog() {
+    let memory = Memory::new();
+    memory.put(Skill::new("kit:alpha", "First."));
+    let server = McpServer::new(Catalog::builder().provider(memory.clone()).build()).page_size(1);
+    let client = connect(server).await;
+    let listed = |skills: Vec<rmcp::model::Skill>| -> Vec<(String, String)> {
+        skills
+            .into_iter()
+            .map(|s| (s.uri, s.frontmatter.description))
+            .collect()
+    };
+    let uri = |name: &str| format!("skill://kit/{name}/SKILL.md");
+    assert_eq!(
+        listed(client.list_all_skills().await.unwrap()),
+        [(uri("alpha"), "First.".to_owned())]
+    );
+    memory.put(Skill::new("kit:beta", "Second."));
+    memory.put(Skill::new("kit:alpha", "First, edited."));
+    assert_eq!(
+        listed(client.list_all_skills().await.unwrap()),
+        [
+            (uri("alpha"), "First, edited.".to_owned()),
+            (uri("beta"), "Second.".to_owned())
+        ]
+    );
+    memory.delete("kit:alpha");
+    assert_eq!(
+        listed(client.list_all_skills().await.unwrap()),
+        [(uri("beta"), "Second.".to_owned())]
+    );
+}
+
 #[tokio::test]
 async fn digests_are_computed_once_per_file_version() {
     let dir = notes();

@@ -165,6 +165,8 @@ pub struct McpServer {
     joined: AtomicBool,
     /// The digests of the skills extension's manifests, per file version.
     digests: Arc<Digests>,
+    /// The skills sorted by URI, for `skills/list`, per catalog change.
+    by_uri: Arc<skills::Sorted>,
     /// What the lists showed when this connection's last
     /// `subscriptions/listen` was accepted (see `listen`).
     listen_since: Mutex<Option<changes::Lists>>,
@@ -182,6 +184,7 @@ impl Clone for McpServer {
             scripts: self.scripts.clone(),
             joined: AtomicBool::new(false),
             digests: Arc::clone(&self.digests),
+            by_uri: Arc::clone(&self.by_uri),
             listen_since: Mutex::default(),
         }
     }
@@ -246,6 +249,7 @@ impl McpServer {
             scripts: None,
             joined: AtomicBool::new(false),
             digests: Arc::default(),
+            by_uri: Arc::default(),
             listen_since: Mutex::default(),
         }
     }
@@ -489,9 +493,12 @@ impl ServerHandler for McpServer {
         let snapshot = self.snapshot(&context.peer).await;
         let digests = Arc::clone(&self.digests);
         let page_size = self.page_size;
-        // Reading files to digest them is blocking work.
+        let by_uri = Arc::clone(&self.by_uri);
+        // Reading files to digest them is blocking work (and so is sorting
+        // the URIs of a catalog that changed).
         tokio::task::spawn_blocking(move || {
-            skills::list(&snapshot, &digests, cursor.as_deref(), page_size)
+            let skills = by_uri.of(&snapshot);
+            skills::list(&skills, &digests, cursor.as_deref(), page_size)
         })
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))

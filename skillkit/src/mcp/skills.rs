@@ -25,7 +25,7 @@
 //! loading accepts, is served as a tool, a prompt and resources but is not
 //! listed by `skills/list`; `skills/get` says why.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -36,6 +36,7 @@ use serde_json::Value;
 
 use crate::agent::files_beside;
 use crate::catalog::Snapshot;
+use crate::kit::Skills;
 use crate::skill::Skill;
 
 use super::digests::Digests;
@@ -85,25 +86,56 @@ fn entry(skill: &Skill, digests: &Digests) -> Result<Entry, String> {
     Ok(entry)
 }
 
-/// The skills of `snapshot`, sorted by URI.
-fn sorted(snapshot: &Snapshot) -> Vec<(String, &Arc<Skill>)> {
-    let mut skills: Vec<(String, &Arc<Skill>)> = snapshot
-        .skills()
-        .map(|s| (resources::file_uri(s, SKILL_MD), s))
-        .collect();
-    skills.sort_by(|a, b| a.0.cmp(&b.0));
-    skills
+/// Skills with their URIs, sorted by URI.
+pub(super) type ByUri = Arc<Vec<(String, Arc<Skill>)>>;
+
+/// The skills of the last snapshot sorted by URI, kept while the catalog
+/// holds the same kit lists (compared by [`Skills::ptr_eq`]: a kit that
+/// changed is a new list), so paging through `skills/list` sorts once per
+/// change, not once per page. Shared by a server's connections.
+#[derive(Default)]
+pub(super) struct Sorted(Mutex<Option<(Vec<Skills>, ByUri)>>);
+
+impl std::fmt::Debug for Sorted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sorted")
+    }
 }
 
-/// The page of `skills/list` after `cursor` (a URI), at most `size`
-/// entries; only the skills of the page are read.
+impl Sorted {
+    /// The skills of `snapshot`, sorted by URI.
+    pub(super) fn of(&self, snapshot: &Snapshot) -> ByUri {
+        let kits = snapshot.kits();
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((lists, sorted)) = held.as_ref()
+            && lists.len() == kits.len()
+            && lists
+                .iter()
+                .zip(kits)
+                .all(|(list, kit)| Skills::ptr_eq(list, &kit.skills))
+        {
+            return Arc::clone(sorted);
+        }
+        let mut skills: Vec<(String, Arc<Skill>)> = snapshot
+            .skills()
+            .map(|s| (resources::file_uri(s, SKILL_MD), Arc::clone(s)))
+            .collect();
+        skills.sort_by(|a, b| a.0.cmp(&b.0));
+        let sorted = Arc::new(skills);
+        let lists = kits.iter().map(|kit| kit.skills.clone()).collect();
+        *held = Some((lists, Arc::clone(&sorted)));
+        sorted
+    }
+}
+
+/// The page of `skills/list` after `cursor` (a URI) among `skills` (sorted
+/// by URI), at most `size` entries; only the skills of the page are read.
 pub(super) fn list(
-    snapshot: &Snapshot,
+    skills: &[(String, Arc<Skill>)],
     digests: &Digests,
     cursor: Option<&str>,
     size: usize,
 ) -> ListSkillsResult {
-    let skills = sorted(snapshot);
     let start = cursor.map_or(0, |c| skills.partition_point(|(uri, _)| uri.as_str() <= c));
     let mut page = Vec::new();
     let mut last = start;
