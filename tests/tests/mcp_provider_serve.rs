@@ -17,23 +17,8 @@ use skillkit_tests::{skill_md, write};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_own_server_is_read_through_the_skills_extension() {
     let dir = tempfile::tempdir().unwrap();
-    let kit = dir.path().join("notes");
-    let skill = kit.join("skills/summarize/SKILL.md");
-    write(
-        &skill,
-        skill_md(
-            "summarize",
-            "Summarize a document.",
-            "Summarize $ARGUMENTS.\n",
-        ),
-    );
-    write(kit.join("skills/summarize/template.md"), "# Summary\n");
-    let served = Catalog::builder().provider(Local::new(&kit)).build();
-    let server = McpServer::new(served).watch(Some(Duration::from_millis(50)));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let app = server.router(HttpOptions::new());
-    tokio::spawn(async move { axum_serve(listener, app).await });
+    let url = upstream(dir.path()).await;
+    let skill = dir.path().join("notes/skills/summarize/SKILL.md");
 
     let catalog = Catalog::builder()
         .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
@@ -85,21 +70,7 @@ async fn a_skill_from_a_server_is_served_again_before_it_is_activated() {
     use rmcp::model::{GetSkillRequestParams, ReadResourceRequestParams, ResourceContents};
 
     let dir = tempfile::tempdir().unwrap();
-    let kit = dir.path().join("notes");
-    write(
-        kit.join("skills/summarize/SKILL.md"),
-        skill_md(
-            "summarize",
-            "Summarize a document.",
-            "Summarize $ARGUMENTS.\n",
-        ),
-    );
-    write(kit.join("skills/summarize/template.md"), "# Summary\n");
-    let upstream = McpServer::new(Catalog::builder().provider(Local::new(&kit)).build());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let app = upstream.router(HttpOptions::new());
-    tokio::spawn(async move { axum_serve(listener, app).await });
+    let url = upstream(dir.path()).await;
 
     let catalog = Catalog::builder()
         .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
@@ -145,6 +116,28 @@ async fn a_skill_from_a_server_is_served_again_before_it_is_activated() {
         .unwrap();
     assert_eq!(got.skill.uri, "skill://remote/summarize/SKILL.md");
     let _ = client.cancel().await;
+}
+
+/// Our server over Streamable HTTP on 127.0.0.1 (its URL), serving the kit
+/// `notes` in `dir`: the skill `summarize` and a `template.md` beside it.
+async fn upstream(dir: &std::path::Path) -> String {
+    let kit = dir.join("notes");
+    write(
+        kit.join("skills/summarize/SKILL.md"),
+        skill_md(
+            "summarize",
+            "Summarize a document.",
+            "Summarize $ARGUMENTS.\n",
+        ),
+    );
+    write(kit.join("skills/summarize/template.md"), "# Summary\n");
+    let served = Catalog::builder().provider(Local::new(&kit)).build();
+    let server = McpServer::new(served).watch(Some(Duration::from_millis(50)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = server.router(HttpOptions::new());
+    tokio::spawn(async move { axum_serve(listener, app).await });
+    url
 }
 
 async fn axum_serve(listener: tokio::net::TcpListener, app: skillkit::mcp::axum::Router) {

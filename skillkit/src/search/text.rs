@@ -382,7 +382,7 @@ mod tests {
 
     /// Each distinct term of `terms` with its count (capped at 255), sorted
     /// by term.
-    fn counted(terms: &[String]) -> Vec<(String, u8)> {
+    pub(super) fn counted(terms: &[String]) -> Vec<(String, u8)> {
         let mut out: Vec<(String, u8)> = Vec::new();
         for t in terms {
             match out.iter_mut().find(|e| &e.0 == t) {

@@ -476,13 +476,7 @@ mod tests {
 
     /// Counts as `terms` gives them, sorted by term.
     fn reference(text: &str) -> Vec<(String, u8)> {
-        let mut all: Vec<(String, u8)> = Vec::new();
-        super::super::terms(text, |t| match all.iter_mut().find(|e| e.0 == t) {
-            Some(e) => e.1 = e.1.saturating_add(1),
-            None => all.push((t.to_owned(), 1)),
-        });
-        all.sort();
-        all
+        super::super::tests::counted(&super::super::term_list(text))
     }
 
     #[test]
