@@ -88,26 +88,22 @@ async fn a_skill_from_a_server_is_served_again_before_it_is_activated() {
     assert_eq!(uris, ["skill://remote/summarize/SKILL.md"]);
     assert_eq!(listed[0].frontmatter.description, "Summarize a document.");
 
-    let read = client
-        .read_resource(ReadResourceRequestParams::new(
-            "skill://remote/summarize/SKILL.md",
-        ))
-        .await
-        .unwrap();
-    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
-        panic!("SKILL.md is text: {read:?}");
+    let read = async |uri: &str| {
+        let read = client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .unwrap();
+        match &read.contents[0] {
+            ResourceContents::TextResourceContents { text, .. } => text.clone(),
+            other => panic!("{uri} is text: {other:?}"),
+        }
     };
+    let text = read("skill://remote/summarize/SKILL.md").await;
     assert!(text.contains("Summarize $ARGUMENTS."), "{text}");
-    let template = client
-        .read_resource(ReadResourceRequestParams::new(
-            "skill://remote/summarize/template.md",
-        ))
-        .await
-        .unwrap();
-    let ResourceContents::TextResourceContents { text, .. } = &template.contents[0] else {
-        panic!("template.md is text: {template:?}");
-    };
-    assert_eq!(text, "# Summary\n");
+    assert_eq!(
+        read("skill://remote/summarize/template.md").await,
+        "# Summary\n"
+    );
     let got = client
         .get_skill(GetSkillRequestParams::new(
             "skill://remote/summarize/SKILL.md",
