@@ -356,12 +356,18 @@ impl Local {
     /// blocking form of [`KitProvider::list_kits`]). Files are read and parsed
     /// on a pool of threads of SkillKit's own, or on this thread when it is
     /// itself a [rayon](https://docs.rs/rayon) worker (a load there could
-    /// otherwise run another task of its pool while it waits).
+    /// otherwise run another task of its pool while it waits). When the
+    /// watch vouches that nothing changed since the last load
+    /// ([`watch`](Local::watch)), that load's kits are returned at once, on
+    /// this thread.
     ///
     /// ```
     /// assert!(skillkit::Local::new("/no/such/dir").load().is_err());
     /// ```
     pub fn load(&self) -> Result<Vec<Kit>, ProviderError> {
+        if let Some(kits) = self.unchanged() {
+            return Ok(kits);
+        }
         // The cache is locked here, before the pool is entered: a worker
         // waiting for the files of one load runs other tasks of the pool
         // meanwhile, and a second load of this provider locking the cache on
