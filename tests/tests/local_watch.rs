@@ -257,6 +257,25 @@ fn a_change_through_a_link_is_seen() {
     assert!(names(&load(&local)).contains(&"k:t".into()));
 }
 
+/// A skills folder that is itself a link (kept elsewhere, as dotfiles keep
+/// `~/.claude/skills`) is watched through it: an unchanged query checks no
+/// file, and a change is seen.
+#[test]
+fn a_folder_that_is_a_link_is_watched_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join("dotfiles/skills");
+    catalog(&kept);
+    let link = dir.path().join("skills");
+    std::os::unix::fs::symlink(&kept, &link).unwrap();
+    let local = Local::each(&link);
+    watched(&local);
+    let checked = local.files_checked();
+    load(&local);
+    assert_eq!(local.files_checked(), checked, "no file checked");
+    write(kept.join("a/one/SKILL.md"), skill_md("one", "Edited.", ""));
+    assert!(skills(&load(&local)).contains(&("a:one".into(), "Edited.".into())));
+}
+
 #[test]
 fn after_an_overflow_one_query_checks_everything_then_watching_resumes() {
     let (logs, _guard) = logs();

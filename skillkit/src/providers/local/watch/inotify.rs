@@ -142,7 +142,7 @@ impl Watcher {
             inotify,
             folders: HashMap::new(),
         };
-        watcher.watch_tree(root)?;
+        watcher.watch_root(root)?;
         if watcher.folders.is_empty() {
             return Err(format!("{} could not be watched", root.display()));
         }
@@ -153,10 +153,24 @@ impl Watcher {
     /// keeps its watch, now under this path). A folder that went away or
     /// cannot be read is left out; the system's watch limit is an error.
     fn watch_tree(&mut self, dir: &Path) -> Result<(), String> {
+        self.watch_below(dir, mask())
+    }
+
+    /// Watches the watched folder itself and every folder below it: the
+    /// folder itself may be a link (`~/.claude/skills` kept elsewhere), which
+    /// is followed; links below it are not.
+    fn watch_root(&mut self, root: &Path) -> Result<(), String> {
+        self.watch_below(root, mask() & !WatchMask::DONT_FOLLOW)
+    }
+
+    /// Watches `dir` with `first` and the folders below it with [`mask`].
+    fn watch_below(&mut self, dir: &Path, first: WatchMask) -> Result<(), String> {
         let mut stack = vec![dir.to_path_buf()];
         let mut watches = self.inotify.watches();
+        let mut how = first;
         while let Some(dir) = stack.pop() {
-            match watches.add(&dir, mask()) {
+            let added = watches.add(&dir, std::mem::replace(&mut how, mask()));
+            match added {
                 Ok(wd) => {
                     self.folders.insert(wd, dir.clone());
                 }
@@ -339,7 +353,7 @@ impl Watch {
         if overflowed {
             // Folders made while events were lost have no watch yet.
             let resynced = match state.watcher.as_mut() {
-                Some(watcher) => watcher.watch_tree(&self.roots.watched),
+                Some(watcher) => watcher.watch_root(&self.roots.watched),
                 None => Ok(()),
             };
             if let Err(reason) = resynced {
