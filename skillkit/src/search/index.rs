@@ -9,10 +9,12 @@
 //! new slot and the old one is marked dead (its postings are skipped), and
 //! the index is compacted when dead slots outnumber live ones.
 
+mod dictionary;
 mod topk;
 
 use std::sync::Arc;
 
+use self::dictionary::Dictionary;
 use super::text;
 use crate::skill::Skill;
 
@@ -51,9 +53,9 @@ struct Lens {
     body: u32,
 }
 
+/// A term's postings (its text is the dictionary's).
 #[derive(Default)]
 struct Term {
-    text: Box<str>,
     head: Vec<u32>,
     body: Vec<u32>,
 }
@@ -76,13 +78,9 @@ pub(crate) struct Index {
     /// In step with `slots`.
     lens: Vec<Lens>,
     live: usize,
-    /// Term ids: short ASCII terms by their packed form (nearly all), the
-    /// others by their text.
-    packed: text::PackedMap<u32>,
-    dictionary: text::TermMap<u32>,
+    dictionary: Dictionary,
+    /// By term id, in step with the dictionary.
     terms: Vec<Term>,
-    /// Term ids by length in characters (for typo candidates).
-    by_len: Vec<Vec<u32>>,
     /// Sums of field lengths over live slots (for average lengths).
     sum_name: u64,
     sum_desc: u64,
@@ -121,57 +119,21 @@ impl Index {
         self.slots.len() - self.live
     }
 
-    /// The id of `term`, when the index has it.
-    fn find(&self, term: &str) -> Option<u32> {
-        match text::pack(term) {
-            Some(packed) => self.packed.get(&packed.into()).copied(),
-            None => self.dictionary.get(term).copied(),
-        }
-    }
-
     /// The id of `term`, made when new.
     fn term_id(&mut self, term: &str) -> u32 {
-        match text::pack(term) {
-            Some(packed) => self.packed_id(packed, term),
-            None => match self.dictionary.get(term) {
-                Some(&id) => id,
-                None => {
-                    let id = self.new_term(term);
-                    self.dictionary.insert(term.into(), id);
-                    id
-                }
-            },
+        let id = self.dictionary.id(term);
+        if id as usize == self.terms.len() {
+            self.terms.push(Term::default());
         }
-    }
-
-    /// The id of the packed term `packed`, whose text is `term` (unpacked
-    /// only when the term is new, when it is empty).
-    fn packed_id(&mut self, packed: text::Packed, term: &str) -> u32 {
-        if let Some(&id) = self.packed.get(&packed.into()) {
-            return id;
-        }
-        let mut buf = [0u8; 16];
-        let term = match term {
-            "" => text::unpack(packed, &mut buf),
-            term => term,
-        };
-        let id = self.new_term(term);
-        self.packed.insert(packed.into(), id);
         id
     }
 
-    /// A new term (not in the dictionaries yet).
-    fn new_term(&mut self, term: &str) -> u32 {
-        let id = self.terms.len() as u32;
-        self.terms.push(Term {
-            text: term.into(),
-            ..Term::default()
-        });
-        let len = term.chars().count();
-        if self.by_len.len() <= len {
-            self.by_len.resize_with(len + 1, Vec::new);
+    /// The id of the packed term `term`, made when new.
+    fn packed_id(&mut self, term: text::Packed) -> u32 {
+        let id = self.dictionary.packed_id(term);
+        if id as usize == self.terms.len() {
+            self.terms.push(Term::default());
         }
-        self.by_len[len].push(id);
         id
     }
 
@@ -215,7 +177,7 @@ impl Index {
         // The description counted as a body is (it may be long).
         let description = self.counter().count(&skill.description);
         for (term, n) in description.packed() {
-            count(self.packed_id(term, ""), 2, n);
+            count(self.packed_id(term), 2, n);
         }
         for (term, n) in description.others() {
             count(self.term_id(term), 2, n);
@@ -291,7 +253,7 @@ impl Index {
             }
         };
         for (term, tf) in body.terms.packed() {
-            let id = self.packed_id(term, "");
+            let id = self.packed_id(term);
             post(self, id, tf);
         }
         for (term, tf) in body.terms.others() {
@@ -310,8 +272,7 @@ impl Index {
             term.body.shrink_to_fit();
         }
         self.terms.shrink_to_fit();
-        self.packed.shrink_to_fit();
-        self.dictionary.shrink_to_fit();
+        self.dictionary.shrink();
         self.slots.shrink_to_fit();
         self.lens.shrink_to_fit();
     }
@@ -338,19 +299,20 @@ impl Index {
             });
             list.shrink_to_fit();
         };
-        let old_terms = std::mem::take(&mut self.terms);
-        self.dictionary = text::TermMap::default();
-        self.packed = text::PackedMap::default();
-        self.by_len.clear();
-        for mut term in old_terms {
+        // Terms left without postings are dropped; the others keep their
+        // order, so the dictionary renumbers them as `terms` does.
+        for term in &mut self.terms {
             fix(&mut term.head);
             fix(&mut term.body);
-            if term.head.is_empty() && term.body.is_empty() {
-                continue;
-            }
-            let id = self.term_id(&term.text) as usize;
-            self.terms[id] = term;
         }
+        let terms = &self.terms;
+        let kept = |id: u32| {
+            let term = &terms[id as usize];
+            !term.head.is_empty() || !term.body.is_empty()
+        };
+        self.dictionary = self.dictionary.retain(kept);
+        self.terms
+            .retain(|term| !term.head.is_empty() || !term.body.is_empty());
         self.scratch = Scratch::default();
         remap
     }
@@ -358,7 +320,7 @@ impl Index {
     fn query_terms(&mut self, query: &str) -> Vec<QueryTerm> {
         let mut out = Vec::new();
         for word in text::term_list(query) {
-            if let Some(id) = self.find(&word)
+            if let Some(id) = self.dictionary.get(&word)
                 && self.has_live(id)
             {
                 out.push(QueryTerm {
@@ -373,10 +335,11 @@ impl Index {
             }
             let mut ids = Vec::new();
             let low = chars.len().saturating_sub(max);
-            let high = (chars.len() + max).min(self.by_len.len().saturating_sub(1));
+            let high = (chars.len() + max).min(self.dictionary.max_len());
+            let mut buf = [0u8; 16];
             for len in low..=high {
-                for &id in &self.by_len[len] {
-                    let term = &self.terms[id as usize].text;
+                for &id in self.dictionary.of_len(len) {
+                    let term = self.dictionary.text(id, &mut buf);
                     if let Some(d) = text::distance_within(&chars, term, max, &mut self.scratch.row)
                         && self.has_live(id)
                     {
@@ -450,18 +413,9 @@ impl Index {
             .iter()
             .map(|t| (t.head.capacity() + t.body.capacity()) * 4)
             .sum();
-        // Each term's text (`Term::text`), and its dictionary entry: a
-        // packed term and its id, or a second copy of the text, its box and
-        // its id (plus the hash table's control byte and spare room, about
-        // an eighth).
-        let dictionary: usize = self.terms.iter().map(|t| t.text.len()).sum::<usize>()
-            + self.packed.capacity() * (std::mem::size_of::<(text::PackedKey, u32)>() + 1)
-            + self.dictionary.capacity() * (std::mem::size_of::<(Box<str>, u32)>() + 1)
-            + self.dictionary.keys().map(|k| k.len()).sum::<usize>();
         postings
             + self.terms.capacity() * std::mem::size_of::<Term>()
-            + dictionary
-            + self.by_len.iter().map(|l| l.capacity() * 4).sum::<usize>()
+            + self.dictionary.heap_bytes()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.lens.capacity() * std::mem::size_of::<Lens>()
             + self.counter.as_ref().map_or(0, text::Counter::heap_bytes)

@@ -5,7 +5,7 @@
 
 mod counts;
 
-pub(crate) use counts::{Counter, Packed, PackedKey, PackedMap, TermCounts, pack, unpack};
+pub(crate) use counts::{Counter, Packed, TermCounts, hash_packed, pack, unpack};
 
 /// Terms longer than this are not indexed (hashes, base64, minified code).
 const MAX_TERM: usize = 32;

@@ -10,8 +10,6 @@
 //! general path ([`term_of`]). The terms and counts are exactly those of
 //! [`terms`](super::terms), one entry per distinct term.
 
-use std::hash::BuildHasherDefault;
-
 use super::{TermMap, is_stop_word, next_word, stem, term_of};
 
 /// A term of at most 16 ASCII bytes, packed little-endian into an integer
@@ -43,57 +41,10 @@ pub(crate) fn unpack(term: Packed, buf: &mut [u8; PACKED]) -> &str {
 
 /// Multiply-xor hash of a packed term, good in its high bits.
 #[inline]
-fn hash(term: Packed) -> u64 {
+pub(crate) fn hash_packed(term: Packed) -> u64 {
     let (low, high) = (term as u64, (term >> 64) as u64);
     (low ^ high.rotate_left(29) ^ (high >> 7)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
-
-/// A hasher for [`Packed`] keys (see [`hash`]): the index's dictionary of
-/// short terms.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct PackedHasher(u64);
-
-impl std::hash::Hasher for PackedHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u128` is used by `Packed` keys; any other input is
-        // folded in a byte at a time.
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_u128(&mut self, term: u128) {
-        self.0 = hash(term);
-    }
-
-    fn finish(&self) -> u64 {
-        // `hashbrown` takes its bucket from the low bits and its tag from
-        // the top 7: both must vary.
-        self.0 ^ (self.0 >> 32)
-    }
-}
-
-/// A packed term as a map's key: two `u64`s (8-byte aligned, where a
-/// `u128` is 16: a dictionary entry of a key and an id takes 24 bytes, not
-/// 32).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct PackedKey([u64; 2]);
-
-impl From<Packed> for PackedKey {
-    fn from(term: Packed) -> PackedKey {
-        PackedKey([term as u64, (term >> 64) as u64])
-    }
-}
-
-impl std::hash::Hash for PackedKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u128(Packed::from(self.0[0]) | Packed::from(self.0[1]) << 64);
-    }
-}
-
-/// A `HashMap` keyed by packed terms.
-pub(crate) type PackedMap<V> =
-    std::collections::HashMap<PackedKey, V, BuildHasherDefault<PackedHasher>>;
 
 /// Counts keyed by packed terms: open addressing, at most half full, the
 /// keys also listed in order of first occurrence (what is cleared, and
@@ -141,7 +92,7 @@ impl Table {
     #[inline(always)]
     fn add(&mut self, key: Packed, n: u32) {
         let mask = self.size - 1;
-        let mut at = (hash(key) >> self.shift) as usize;
+        let mut at = (hash_packed(key) >> self.shift) as usize;
         loop {
             let k = self.keys[at];
             if k == key {
@@ -204,7 +155,7 @@ impl Stems {
     /// more); 0 for a stop word.
     #[inline]
     fn stem_len(&mut self, word: Packed) -> usize {
-        let at = (hash(word) >> (64 - Stems::SIZE.trailing_zeros())) as usize;
+        let at = (hash_packed(word) >> (64 - Stems::SIZE.trailing_zeros())) as usize;
         if self.words[at] == word {
             return usize::from(self.lens[at]);
         }
