@@ -9,7 +9,12 @@
 //! Side by side in the same run, the floor of the HTTP figures: the same
 //! HTTP client (`reqwest`, as rmcp's Streamable HTTP client uses) posting a
 //! small JSON body to a minimal axum endpoint on 127.0.0.1 that answers a
-//! fixed small body (`serve_floor/http_round_trip`).
+//! fixed small body, served in a process of its own on a runtime like
+//! `skillkit serve`'s (two workers, `TCP_NODELAY`), as the server measured
+//! is (`serve_floor/http_round_trip_own_process`: this bench run again as
+//! that endpoint), and on the bench's own runtime
+//! (`serve_floor/http_round_trip`, which saves the client the wake-up of
+//! another process).
 //!
 //! `cargo bench -p skillkit-cli --bench serve` (`SKILLKIT_BENCH_SKILLS` for
 //! another size; `-- activate` for the `activate_skill` calls and the floor,
@@ -18,7 +23,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, GetSkillRequestParams};
 use rmcp::service::{RoleClient, RunningService};
@@ -218,6 +223,14 @@ fn bench(c: &mut Criterion) {
                     answer.bytes().await.unwrap()
                 })
             });
+            // `ping`: what the transport and the session cost with no work.
+            let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+            group.bench_function(format!("reqwest_ping/{n}"), |b| {
+                b.to_async(&runtime).iter(|| async {
+                    let answer = post(ping.clone()).send().await.unwrap();
+                    answer.bytes().await.unwrap()
+                })
+            });
         }
         group.bench_function(format!("tools_list/{n}"), |b| {
             b.to_async(&runtime)
@@ -257,23 +270,67 @@ fn bench(c: &mut Criterion) {
 
 /// The floor: reqwest's round trip to a minimal axum endpoint on 127.0.0.1
 /// answering a fixed small body, over one reused connection.
+/// The minimal endpoint of the floor: a fixed small JSON body.
+fn minimal_endpoint() -> skillkit::mcp::axum::Router {
+    use skillkit::mcp::axum;
+    axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(|| async {
+            (
+                [("content-type", "application/json")],
+                r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            )
+        }),
+    )
+}
+
+/// Set in the environment of this bench run again as the floor's endpoint.
+const FLOOR_ENDPOINT: &str = "SKILLKIT_BENCH_FLOOR_ENDPOINT";
+
+/// Serves [`minimal_endpoint`] as `skillkit serve --http` serves (two
+/// workers, `TCP_NODELAY`), its URL on stdout, until stdin closes.
+fn serve_minimal_endpoint() {
+    use skillkit::mcp::axum;
+    use skillkit::mcp::axum::serve::ListenerExt;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("http://{}/mcp", listener.local_addr().unwrap());
+        let listener = listener.tap_io(|stream| {
+            let _ = stream.set_nodelay(true);
+        });
+        tokio::spawn(async move { axum::serve(listener, minimal_endpoint()).await });
+        let mut rest = Vec::new();
+        let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut rest).await;
+    });
+}
+
 fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
     use skillkit::mcp::axum;
     let url = runtime.block_on(async {
-        let app = axum::Router::new().route(
-            "/mcp",
-            axum::routing::post(|| async {
-                (
-                    [("content-type", "application/json")],
-                    r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-                )
-            }),
-        );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        tokio::spawn(async move { axum::serve(listener, minimal_endpoint()).await });
         url
     });
+    let mut endpoint = Command::new(std::env::current_exe().unwrap())
+        .env(FLOOR_ENDPOINT, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the floor's endpoint");
+    let own_process = {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(endpoint.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        line.trim().to_owned()
+    };
     let http = reqwest::Client::new();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "activate_skill", "arguments": {"name": "k:s", "arguments": "x"}}})
@@ -282,20 +339,33 @@ fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
     group.sample_size(20);
     group.warm_up_time(std::time::Duration::from_secs(1));
     group.measurement_time(std::time::Duration::from_secs(5));
-    group.bench_function("http_round_trip", |b| {
-        b.to_async(runtime).iter(|| async {
-            let answer = http
-                .post(&url)
-                .header("content-type", "application/json")
-                .body(body.clone())
-                .send()
-                .await
-                .unwrap();
-            answer.bytes().await.unwrap()
-        })
-    });
+    for (name, url) in [
+        ("http_round_trip_own_process", &own_process),
+        ("http_round_trip", &url),
+    ] {
+        group.bench_function(name, |b| {
+            b.to_async(runtime).iter(|| async {
+                let answer = http
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .body(body.clone())
+                    .send()
+                    .await
+                    .unwrap();
+                answer.bytes().await.unwrap()
+            })
+        });
+    }
     group.finish();
+    drop(endpoint.stdin.take());
+    let _ = endpoint.wait();
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+fn main() {
+    if std::env::var_os(FLOOR_ENDPOINT).is_some() {
+        return serve_minimal_endpoint();
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -13,16 +13,15 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use secrecy::{ExposeSecret, SecretString};
 
-use super::answer;
 use super::jsonrpc::{self, Read};
 use super::origin::{self, Allowed};
 use super::{McpServer, ServeError};
+use super::{answer, direct};
 
 /// The path the server answers on (`http://127.0.0.1:8080/mcp`).
 ///
@@ -193,6 +192,8 @@ struct Guard {
     origins: Vec<Allowed>,
     /// rmcp's sessions, so a `DELETE` of one that is not there is 404.
     sessions: Arc<LocalSessionManager>,
+    /// What answers the requests of initialized sessions (see `direct`).
+    server: McpServer,
 }
 
 impl McpServer {
@@ -249,6 +250,7 @@ impl McpServer {
             max_request_bytes: options.max_request_bytes,
             origins: options.origins,
             sessions,
+            server: self.for_joined(),
         });
         axum::Router::new()
             .route_service(HTTP_PATH, service)
@@ -326,7 +328,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         return response;
     }
     if request.method() == Method::DELETE {
-        return end_session(&guard.sessions, request, next).await;
+        return end_session(&guard, request, next).await;
     }
     if request.method() != Method::POST {
         return next.run(request).await;
@@ -361,7 +363,12 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         bytes.extend_from_slice(&chunk);
     }
     let (status, answer, stream) = match jsonrpc::read(&bytes) {
-        Read::Message(message) => (StatusCode::OK, None, jsonrpc::is_listen(&message)),
+        Read::Message(message) => {
+            match direct::answer(&guard.server, &guard.sessions, &parts, message).await {
+                Ok(response) => return response,
+                Err(message) => (StatusCode::OK, None, jsonrpc::is_listen(&message)),
+            }
+        }
         Read::Malformed { answer, .. } => (StatusCode::BAD_REQUEST, Some(answer), false),
         Read::InvalidParams { answer } => (StatusCode::OK, Some(answer), false),
     };
@@ -385,13 +392,14 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
 /// ended, or never began), else rmcp ends it, answered 204 (rmcp says 202,
 /// which clients such as the Python SDK take for a failure: MCP's success
 /// here is 200 or 204).
-async fn end_session(sessions: &LocalSessionManager, request: Request, next: Next) -> Response {
-    let id = request
-        .headers()
-        .get(HEADER_SESSION_ID)
-        .and_then(|v| v.to_str().ok());
-    if let Some(id) = id
-        && !sessions.has_session(&id.into()).await.unwrap_or(false)
+async fn end_session(guard: &Guard, request: Request, next: Next) -> Response {
+    let id = direct::session_id(request.headers()).map(str::to_owned);
+    if let Some(id) = &id
+        && !guard
+            .sessions
+            .has_session(&id.as_str().into())
+            .await
+            .unwrap_or(false)
     {
         return refuse(
             StatusCode::NOT_FOUND,
@@ -402,6 +410,9 @@ async fn end_session(sessions: &LocalSessionManager, request: Request, next: Nex
     }
     let mut response = next.run(request).await;
     if response.status() == StatusCode::ACCEPTED {
+        if let Some(id) = &id {
+            guard.server.http_sessions.end(id);
+        }
         *response.status_mut() = StatusCode::NO_CONTENT;
         *response.body_mut() = Body::empty();
     }

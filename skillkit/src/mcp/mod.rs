@@ -89,6 +89,7 @@
 mod answer;
 mod changes;
 mod digests;
+mod direct;
 mod files;
 mod http;
 mod jsonrpc;
@@ -170,6 +171,9 @@ pub struct McpServer {
     /// What the lists showed when this connection's last
     /// `subscriptions/listen` was accepted (see `listen`).
     listen_since: Mutex<Option<changes::Lists>>,
+    /// The initialized sessions of the HTTP transport, whose requests are
+    /// answered in the HTTP handler (see `direct`).
+    http_sessions: Arc<direct::Sessions>,
 }
 
 impl Clone for McpServer {
@@ -186,6 +190,7 @@ impl Clone for McpServer {
             digests: Arc::clone(&self.digests),
             by_uri: Arc::clone(&self.by_uri),
             listen_since: Mutex::default(),
+            http_sessions: Arc::clone(&self.http_sessions),
         }
     }
 }
@@ -251,6 +256,7 @@ impl McpServer {
             digests: Arc::default(),
             by_uri: Arc::default(),
             listen_since: Mutex::default(),
+            http_sessions: Arc::default(),
         }
     }
 
@@ -361,6 +367,14 @@ impl McpServer {
         self.digests.computed()
     }
 
+    /// Another handle on this server for requests of sessions that joined
+    /// the change watch already (see `direct`).
+    fn for_joined(&self) -> McpServer {
+        let server = self.clone();
+        server.joined.store(true, Ordering::Release);
+        server
+    }
+
     /// A snapshot of the catalog, compared with the previous query (telling
     /// every client of a change), with `peer` told of changes from now on.
     async fn snapshot(&self, peer: &Peer<RoleServer>) -> Snapshot {
@@ -392,6 +406,15 @@ impl ServerHandler for McpServer {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // The query changes are told against, from the start.
         self.snapshot(&context.peer).await;
+        // A session of the HTTP transport: its requests can be answered
+        // in the HTTP handler from now on.
+        if let Some(id) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| direct::session_id(&parts.headers))
+        {
+            self.http_sessions.ready(id, context.peer.clone());
+        }
     }
 
     async fn list_tools(
