@@ -10,7 +10,7 @@
 //! HTTP client (`reqwest`, as rmcp's Streamable HTTP client uses) posting a
 //! small JSON body to a minimal axum endpoint on 127.0.0.1 that answers a
 //! fixed small body, served in a process of its own on a runtime like
-//! `skillkit serve`'s (two workers, `TCP_NODELAY`), as the server measured
+//! `skillkit serve`'s (one thread, `TCP_NODELAY`), as the server measured
 //! is (`serve_floor/http_round_trip_own_process`: this bench run again as
 //! that endpoint), and on the bench's own runtime
 //! (`serve_floor/http_round_trip`, which saves the client the wake-up of
@@ -287,13 +287,13 @@ fn minimal_endpoint() -> skillkit::mcp::axum::Router {
 /// Set in the environment of this bench run again as the floor's endpoint.
 const FLOOR_ENDPOINT: &str = "SKILLKIT_BENCH_FLOOR_ENDPOINT";
 
-/// Serves [`minimal_endpoint`] as `skillkit serve --http` serves (two
-/// workers, `TCP_NODELAY`), its URL on stdout, until stdin closes.
+/// Serves [`minimal_endpoint`] as `skillkit serve --http` serves (a
+/// current-thread runtime, `TCP_NODELAY`), its URL on stdout, until stdin
+/// closes.
 fn serve_minimal_endpoint() {
     use skillkit::mcp::axum;
     use skillkit::mcp::axum::serve::ListenerExt;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();

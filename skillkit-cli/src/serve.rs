@@ -70,7 +70,7 @@ pub fn run(
     github: &[String],
     args: &ServeArgs,
 ) -> Result<(), Failure> {
-    let runtime = sources::runtime()?;
+    let runtime = sources::serve_runtime()?;
     let mut builder = sources::catalog(global, paths, each, true)?;
     if !github.is_empty() {
         let provider = sources::github(global)?;

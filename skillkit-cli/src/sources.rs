@@ -23,6 +23,19 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(|e| Failure::io(format!("cannot start the runtime: {e}")))
 }
 
+/// The Tokio runtime `serve` runs on: one thread for the requests (files
+/// are read and kits loaded on the blocking pool, scripts are processes of
+/// their own). A request's answer is then computed on the thread that read
+/// it, with no wake-up of another worker on the way: over HTTP, an
+/// `activate_skill` call took about 190 µs on two workers and 135 µs on one
+/// (`cargo bench -p skillkit-cli --bench serve -- reqwest`).
+pub fn serve_runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::io(format!("cannot start the runtime: {e}")))
+}
+
 /// `path` as an absolute directory (so skill locations are absolute too).
 pub fn kit_dir(path: &Path) -> Result<PathBuf, Failure> {
     match std::fs::canonicalize(path) {
