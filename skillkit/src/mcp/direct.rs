@@ -108,11 +108,13 @@ pub(super) fn session_id(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// Answers `message` (the body of the POST `parts`) here when it is a
-/// request this module answers, of a session ready for it; else `Err`
-/// gives it back for rmcp, the session's worker told it is coming.
+/// request this module answers, of a session ready for it, sent to one of
+/// `hosts`; else `Err` gives it back for rmcp, the session's worker told it
+/// is coming.
 pub(super) async fn answer(
     server: &McpServer,
     manager: &LocalSessionManager,
+    hosts: &[String],
     parts: &Parts,
     message: Box<ClientJsonRpcMessage>,
 ) -> Result<Response, Box<ClientJsonRpcMessage>> {
@@ -122,7 +124,9 @@ pub(super) async fn answer(
     let sessions = &server.http_sessions;
     let keep_alive = manager.session_config.keep_alive;
     let ready = match *message {
-        JsonRpcMessage::Request(request) if answered_here(&request, &parts.headers) => {
+        JsonRpcMessage::Request(request)
+            if answered_here(&request, &parts.headers) && host_allowed(&parts.headers, hosts) =>
+        {
             match sessions.peer(id, keep_alive) {
                 Some(peer) if version_agrees(&parts.headers, &peer) => Ok((request, peer)),
                 _ => Err(Box::new(JsonRpcMessage::Request(request))),
@@ -223,6 +227,42 @@ fn version_agrees(headers: &HeaderMap, peer: &Peer<RoleServer>) -> bool {
     }
 }
 
+/// Whether the request's `Host` is plainly one of `hosts` (a name, or
+/// `name:port`), as rmcp checks it on every request against DNS
+/// rebinding; any other form goes to rmcp, which decides.
+fn host_allowed(headers: &HeaderMap, hosts: &[String]) -> bool {
+    /// The host and port of an authority, lowercased, IPv6 without its
+    /// brackets.
+    fn split(authority: &str) -> (String, Option<&str>) {
+        let (host, port) = match authority.strip_prefix('[') {
+            Some(rest) => match rest.split_once(']') {
+                Some((host, rest)) => (host, rest.strip_prefix(':')),
+                None => (authority, None),
+            },
+            None => match authority.rsplit_once(':') {
+                Some((host, port)) if !host.contains(':') => (host, Some(port)),
+                _ => (authority, None),
+            },
+        };
+        (host.to_ascii_lowercase(), port)
+    }
+    if hosts.is_empty() {
+        return true;
+    }
+    let mut sent = headers.get_all(header::HOST).iter();
+    let (Some(host), None) = (sent.next(), sent.next()) else {
+        return false;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    let (host, port) = split(host.trim());
+    hosts.iter().any(|allowed| {
+        let (allowed, allowed_port) = split(allowed);
+        allowed == host && allowed_port.is_none_or(|p| Some(p) == port)
+    })
+}
+
 /// Whether the request accepts both `application/json` and
 /// `text/event-stream` (rmcp answers 406 otherwise).
 fn accepts_both(headers: &HeaderMap) -> bool {
@@ -274,11 +314,14 @@ mod tests {
     ) -> (u16, Vec<(String, String)>, String) {
         let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
         let mut request = format!(
-            "{method} /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\
+            "{method} /mcp HTTP/1.1\r\nconnection: close\r\n\
              accept: application/json, text/event-stream\r\ncontent-type: application/json\r\n\
              content-length: {}\r\n",
             body.len()
         );
+        if !headers.iter().any(|(name, _)| *name == "host") {
+            request.push_str(&format!("host: {addr}\r\n"));
+        }
         for (name, value) in headers {
             request.push_str(&format!("{name}: {value}\r\n"));
         }
@@ -365,8 +408,16 @@ mod tests {
         let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();
         exchange(addr, "POST", &other, &ping).await;
         assert_eq!(answered(), 1);
-        let (status, ..) = exchange(addr, "POST", &in_session, &ping).await;
+        // A `Host` that is not the server's is rmcp's to refuse (DNS
+        // rebinding), in a session too.
+        let rebound = [in_session[0], in_session[1], ("host", "evil.example")];
+        let (status, ..) = exchange(addr, "POST", &rebound, &ping).await;
+        assert_eq!((status, answered()), (403, 1));
+        let uppercase = [in_session[0], in_session[1], ("host", "LOCALHOST:1")];
+        let (status, ..) = exchange(addr, "POST", &uppercase, &ping).await;
         assert_eq!((status, answered()), (200, 2));
+        let (status, ..) = exchange(addr, "POST", &in_session, &ping).await;
+        assert_eq!((status, answered()), (200, 3));
 
         // Well within its keep-alive, the session's worker has seen it.
         assert!(
@@ -381,6 +432,28 @@ mod tests {
         assert_eq!(status, 204);
         assert!(sessions.peer(&id, None).is_none());
         let (status, ..) = exchange(addr, "POST", &in_session, &call).await;
-        assert_eq!((status, answered()), (404, 2));
+        assert_eq!((status, answered()), (404, 3));
+    }
+}
+
+#[cfg(test)]
+mod host_tests {
+    use super::*;
+
+    fn allowed(host: &str) -> bool {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, host.parse().unwrap());
+        let hosts = ["localhost", "127.0.0.1", "::1", "mcp.example.com:8443"].map(String::from);
+        host_allowed(&headers, &hosts)
+    }
+
+    #[test]
+    fn a_host_is_matched_by_name_and_by_port_when_one_is_given() {
+        assert!(allowed("localhost:8080") && allowed("LocalHost") && allowed("127.0.0.1:1"));
+        assert!(allowed("[::1]:8080") && allowed("[::1]"));
+        assert!(allowed("mcp.example.com:8443"));
+        assert!(!allowed("mcp.example.com:8080") && !allowed("mcp.example.com"));
+        assert!(!allowed("evil.example") && !allowed("localhost.evil.example:80"));
+        assert!(!allowed("127.0.0.2:8080") && !allowed("[::2]:1"));
     }
 }

@@ -3,7 +3,9 @@
 //! optional bearer token (401), a request size limit (413), and a body that
 //! is one JSON-RPC message (400 with the JSON-RPC error, see `jsonrpc`).
 //! Then rmcp checks the `Host` (loopback names unless others are allowed)
-//! and serves the session, with its event stream for notifications.
+//! and serves the session, with its event stream for notifications; the
+//! requests of an initialized session that ask nothing of it but that it
+//! exists are answered here, after the same `Host` check (see `direct`).
 
 use std::sync::Arc;
 
@@ -194,6 +196,8 @@ struct Guard {
     sessions: Arc<LocalSessionManager>,
     /// What answers the requests of initialized sessions (see `direct`).
     server: McpServer,
+    /// The `Host`s answered (rmcp checks them too).
+    hosts: Vec<String>,
 }
 
 impl McpServer {
@@ -234,7 +238,7 @@ impl McpServer {
     pub fn router(&self, options: HttpOptions) -> axum::Router {
         let config = StreamableHttpServerConfig::default()
             .with_max_request_body_bytes(options.max_request_bytes)
-            .with_allowed_hosts(options.hosts);
+            .with_allowed_hosts(options.hosts.clone());
         let server = self.clone();
         // A request's answer is sent whole (see `answer`), so the event
         // that would open its stream (a reconnection hint with the
@@ -251,6 +255,7 @@ impl McpServer {
             origins: options.origins,
             sessions,
             server: self.for_joined(),
+            hosts: options.hosts,
         });
         axum::Router::new()
             .route_service(HTTP_PATH, service)
@@ -364,7 +369,15 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     }
     let (status, answer, stream) = match jsonrpc::read(&bytes) {
         Read::Message(message) => {
-            match direct::answer(&guard.server, &guard.sessions, &parts, message).await {
+            match direct::answer(
+                &guard.server,
+                &guard.sessions,
+                &guard.hosts,
+                &parts,
+                message,
+            )
+            .await
+            {
                 Ok(response) => return response,
                 Err(message) => (StatusCode::OK, None, jsonrpc::is_listen(&message)),
             }
