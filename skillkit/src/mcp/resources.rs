@@ -123,9 +123,16 @@ pub(super) fn locate<'a>(
     let (Ok(kit), Ok(bare), Ok(path)) = (decode(kit), decode(bare), decode(path)) else {
         return Ok(None);
     };
-    Ok(snapshot
-        .skills()
-        .find(|s| kit_of(s) == kit && s.bare_name() == bare)
+    let is_it = |s: &&Arc<Skill>| kit_of(s) == kit && s.bare_name() == bare;
+    // By its full name (the snapshot's lookup: a binary search in the
+    // kit), else (a skill of no kit, a URI of no skill) every skill.
+    let named = match kit.as_str() {
+        "_" => snapshot.skill(&bare),
+        kit => snapshot.skill(&format!("{kit}:{bare}")),
+    };
+    Ok(named
+        .filter(is_it)
+        .or_else(|| snapshot.skills().find(is_it))
         .map(|skill| (skill, path)))
 }
 
@@ -238,6 +245,40 @@ mod tests {
             file_uri(&skill, "docs/a b#1.md"),
             "skill://files/read/docs/a%20b%231.md"
         );
+    }
+
+    #[tokio::test]
+    async fn a_uri_finds_its_skill() {
+        let memory = crate::Memory::new();
+        memory.put(Skill::new("greet:hello", "d"));
+        memory.put(Skill::new("greet:bye", "d"));
+        memory.put(Skill::new("solo", "d"));
+        let snapshot = crate::Catalog::builder()
+            .provider(memory)
+            .build()
+            .snapshot()
+            .await;
+        let found = |uri: &str| {
+            locate(&snapshot, uri)
+                .unwrap()
+                .map(|(skill, path)| (skill.name.to_string(), path))
+        };
+        let hello = found("skill://greet/hello/docs/a%20b.md");
+        assert_eq!(hello, Some(("greet:hello".into(), "docs/a b.md".into())));
+        assert_eq!(
+            found("skill://greet/bye/"),
+            Some(("greet:bye".into(), "".into()))
+        );
+        // A skill put without a kit is its own kit's.
+        assert_eq!(
+            found("skill://solo/solo/SKILL.md"),
+            Some(("solo:solo".into(), "SKILL.md".into()))
+        );
+        assert_eq!(found("skill://_/solo/"), None);
+        assert_eq!(found("skill://greet/solo/"), None);
+        assert_eq!(found("skill://_/hello/"), None);
+        assert_eq!(found("skill://other/hello/"), None);
+        assert!(locate(&snapshot, "file:///etc/passwd").is_err());
     }
 
     #[tokio::test]
