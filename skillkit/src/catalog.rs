@@ -8,7 +8,9 @@
 //! both.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use futures::future::join_all;
@@ -547,12 +549,33 @@ impl Catalog {
     }
 }
 
-/// Runs one provider's answer on its own task, so that an error, a panic or
-/// a timeout is that provider's failure alone; the error says which.
+/// Runs one provider's answer (polled once here, then on a task of its own
+/// when it is not ready at once), so that an error, a panic or a timeout is
+/// that provider's failure alone; the error says which.
 async fn ask<T: Send + 'static>(
     timeout: Duration,
     answer: impl Future<Output = Result<T, ProviderError>> + Send + 'static,
 ) -> Result<T, ProviderError> {
+    // Most answers are ready when first asked (a provider that knows
+    // nothing changed): taken here, not handed to a task of their own,
+    // which would cost a trip through the scheduler (on a multi-thread
+    // runtime, often a wake-up of another worker) on every query.
+    let mut answer = Box::pin(answer);
+    let first = std::future::poll_fn(|cx| {
+        Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
+            answer.as_mut().poll(cx)
+        })))
+    })
+    .await;
+    match first {
+        Ok(Poll::Ready(answer)) => return answer,
+        Err(panic) => {
+            return Err(ProviderError::Panicked {
+                message: crate::tool::panic_message(&*panic),
+            });
+        }
+        Ok(Poll::Pending) => {}
+    }
     let mut task = tokio::spawn(answer);
     match tokio::time::timeout(timeout, &mut task).await {
         Ok(Ok(answer)) => answer,

@@ -26,6 +26,16 @@ impl KitProvider for Panicking {
     }
 }
 
+/// Panics once it is polled again, after waiting.
+struct PanickingLater;
+#[skillkit::async_trait]
+impl KitProvider for PanickingLater {
+    async fn list_kits(&self) -> Result<Vec<Kit>, ProviderError> {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        panic!("late provider bug")
+    }
+}
+
 struct Hanging;
 #[skillkit::async_trait]
 impl KitProvider for Hanging {
@@ -46,12 +56,21 @@ async fn failing_and_panicking_providers_are_skipped_for_the_query() {
         .provider(Failing)
         .provider(Panicking)
         .provider(greeting())
+        .provider(PanickingLater)
         .build();
     let skills = catalog.list_skills().await;
     assert_eq!(skills.len(), 1);
     assert_eq!(skills[0].name, "greet:hello");
     let failures = catalog.failures();
-    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert_eq!(failures.len(), 3, "{failures:?}");
+    // A panic when first asked and one after waiting are both the
+    // provider's failure.
+    assert_eq!(failures[2].provider, "PanickingLater");
+    assert!(
+        matches!(&*failures[2].error, ProviderError::Panicked { message } if message == "late provider bug"),
+        "{:?}",
+        failures[2].error
+    );
     assert_eq!(failures[0].provider, "Failing");
     assert!(
         matches!(&*failures[0].error, ProviderError::Other(e) if e.to_string() == "database unreachable"),
