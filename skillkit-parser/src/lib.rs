@@ -98,15 +98,16 @@ pub(crate) struct Parts {
 
 /// Reads an opened file of (expected) length `len`, cutting it after its
 /// frontmatter while reading, so the body lands in its own buffer without a
-/// copy; with `body: false`, reading stops at the end of the frontmatter (the
-/// body is left unread, [`Parts::body`] holds only its first line number).
+/// copy; at most `body` bytes of the body are read (with 0, reading stops at
+/// the end of the frontmatter and [`Parts::body`] holds only the body's first
+/// line number; with `u64::MAX`, the whole body is read).
 /// The head is read into `head` (cleared first), so a caller can hand the
 /// same buffer to every file it reads.
 pub(crate) fn read_parts(
     file: std::fs::File,
     len: u64,
     path: &Path,
-    body: bool,
+    body: u64,
     mut head: Vec<u8>,
 ) -> Result<Parts, Diagnostic> {
     if len > MAX_FILE_BYTES {
@@ -125,7 +126,7 @@ pub(crate) fn read_parts(
             .map_err(fail)?;
         let at_end = ((head.len() - before) as u64) < chunk;
         match frontmatter::bounds(&head) {
-            Ok(Some(found)) if !body => {
+            Ok(Some(found)) if body == 0 => {
                 head.truncate(found.body_start);
                 return Ok(Parts {
                     head,
@@ -133,14 +134,19 @@ pub(crate) fn read_parts(
                 });
             }
             Ok(Some(found)) => {
-                let rest = len.saturating_sub(found.body_start as u64);
-                let mut body = Vec::with_capacity(usize::try_from(rest).unwrap_or(0));
-                body.extend_from_slice(&head[found.body_start..]);
+                // The body's bytes wanted: those the file had when it was
+                // opened (one read, no extra call to find the end; a file
+                // still being written has a fresh mtime, so it is read again
+                // next time), at most `body`.
+                let wanted = len.saturating_sub(found.body_start as u64).min(body);
+                let read = &head[found.body_start..];
+                let read = &read[..read
+                    .len()
+                    .min(usize::try_from(wanted).unwrap_or(usize::MAX))];
+                let mut body = Vec::with_capacity(usize::try_from(wanted).unwrap_or(0));
+                body.extend_from_slice(read);
                 head.truncate(found.body_start);
-                // Read the `len` bytes the file had when it was opened (one
-                // read, no extra call to find the end); a file still being
-                // written has a fresh mtime, so it is read again next time.
-                let missing = (body.capacity() - body.len()) as u64;
+                let missing = wanted.saturating_sub(body.len() as u64);
                 (&mut reader)
                     .take(missing)
                     .read_to_end(&mut body)

@@ -239,7 +239,8 @@ impl SkillDocument {
         path: &Path,
         with_body: bool,
     ) -> Result<Self, Diagnostic> {
-        let parts = crate::read_parts(file, len, path, with_body, HEAD.take())?;
+        let body = if with_body { u64::MAX } else { 0 };
+        let parts = crate::read_parts(file, len, path, body, HEAD.take())?;
         let parsed = frontmatter::decode(&parts.head).and_then(|head| {
             let body = match parts.body {
                 Some((body, body_line)) => Some(String::from_utf8(body).map_err(|e| {
@@ -300,6 +301,51 @@ impl SkillDocument {
 pub fn read_body(path: &Path) -> Result<String, Diagnostic> {
     let bytes = crate::read_file(path)?;
     body_of(&bytes).map_err(|d| d.with_path(path))
+}
+
+/// The first `limit` bytes of the body of the `SKILL.md` at `path` (all of
+/// it when shorter; cut at a character boundary; CRLF turned into LF),
+/// reading the file no further than that: the lead of a long body, which is
+/// what a search index reads. With `usize::MAX` it is [`read_body`]. A file
+/// that no longer exists, is not UTF-8 (in the part read) or lost its
+/// frontmatter is a diagnostic naming it.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("SKILL.md");
+/// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nOverview. The rest.\n").unwrap();
+/// assert_eq!(skillkit_parser::skill::read_body_head(&path, 9).unwrap(), "Overview.");
+/// assert_eq!(skillkit_parser::skill::read_body_head(&path, 100).unwrap(), "Overview. The rest.\n");
+/// ```
+pub fn read_body_head(path: &Path, limit: usize) -> Result<String, Diagnostic> {
+    let (file, meta) = crate::open_file(path).map_err(|e| crate::cannot_read(path, &e))?;
+    let limit = u64::try_from(limit).unwrap_or(u64::MAX);
+    let parts = crate::read_parts(file, meta.len(), path, limit.max(1), Vec::new())?;
+    let located = |d: Diagnostic| d.with_path(path);
+    let Some((mut body, body_line)) = parts.body else {
+        // No frontmatter: the whole file was read, and says what is wrong.
+        return body_of(&parts.head).map_err(located);
+    };
+    frontmatter::decode(&parts.head).map_err(located)?;
+    body.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let cut = body.len() as u64 == limit;
+    let text = match String::from_utf8(body) {
+        Ok(text) => text,
+        // A character cut in two by the limit is left out.
+        Err(e) if cut && e.utf8_error().error_len().is_none() => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).unwrap_or_default()
+        }
+        Err(e) => {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = body_line + valid.iter().filter(|&&b| b == b'\n').count();
+            let d = Diagnostic::error(line, 1, "the file is not valid UTF-8; save it as UTF-8");
+            return Err(located(d));
+        }
+    };
+    Ok(to_lf(text))
 }
 
 /// The body of a `SKILL.md` whose bytes are `bytes` (everything after its

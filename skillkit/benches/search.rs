@@ -85,9 +85,11 @@ fn catalog_of(local: Local) -> Catalog {
         .build()
 }
 
+/// Waits for the background build, looking every 0.2 ms (a coarser look
+/// would add up to its period to a build of a few milliseconds).
 fn wait_for_bodies(catalog: &Catalog) {
     while catalog.search_stats().bodies_pending > 0 {
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_micros(200));
     }
 }
 

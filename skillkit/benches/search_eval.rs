@@ -141,19 +141,41 @@ impl Scores {
     }
 }
 
+/// A catalog of the corpus indexing `body_bytes` of each body, its first
+/// build done.
+fn indexed(runtime: &tokio::runtime::Runtime, corpus: &Path, body_bytes: usize) -> Catalog {
+    let catalog = Catalog::builder()
+        .provider(Local::each(corpus))
+        .search_body_bytes(body_bytes)
+        .build();
+    runtime.block_on(async {
+        catalog.search("warm up", 1).await;
+        while catalog.search_stats().bodies_pending > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    });
+    catalog
+}
+
+/// The index with each body's lead of these sizes (the first is the
+/// default), then whole bodies and none.
+const LEADS: [usize; 6] = [
+    skillkit::search::BODY_BYTES,
+    1024,
+    4096,
+    8192,
+    usize::MAX,
+    0,
+];
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let corpus = root.join("tests/fixtures/corpus");
     let requests = requests(&root);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let catalog = Catalog::builder().provider(Local::each(&corpus)).build();
-    let skills: Vec<Arc<Skill>> = runtime.block_on(async {
-        catalog.search("warm up", 1).await;
-        while catalog.search_stats().bodies_pending > 0 {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-        catalog.snapshot().await.skills().cloned().collect()
-    });
+    let catalog = indexed(&runtime, &corpus, LEADS[0]);
+    let skills: Vec<Arc<Skill>> =
+        runtime.block_on(async { catalog.snapshot().await.skills().cloned().collect() });
     for request in &requests {
         for name in &request.relevant {
             assert!(
@@ -163,31 +185,52 @@ fn main() {
         }
     }
     let baseline = Baseline::new(&skills);
-    let (mut ours, mut plain) = (Scores::default(), Scores::default());
+    let mut plain = Scores::default();
     let verbose = std::env::var_os("SKILLKIT_EVAL_VERBOSE").is_some();
-    for request in &requests {
-        let hits: Vec<Arc<Skill>> = runtime
-            .block_on(catalog.search(&request.query, 10))
-            .into_iter()
-            .map(|h| h.skill)
-            .collect();
-        let base = baseline.search(&request.query);
-        ours.add(&hits, &request.relevant);
-        plain.add(&base, &request.relevant);
-        if verbose {
-            let top = |r: &[Arc<Skill>]| {
-                r.first()
-                    .map(|s| corpus_names(s)[0].clone())
-                    .unwrap_or_default()
-            };
-            println!(
-                "{:60} ours={:40} base={:40} want={:?}",
-                request.query,
-                top(&hits),
-                top(&base),
-                request.relevant
-            );
+    let mut rows = Vec::new();
+    for (i, lead) in LEADS.into_iter().enumerate() {
+        let catalog = match i {
+            0 => catalog.clone(),
+            _ => indexed(&runtime, &corpus, lead),
+        };
+        let mut ours = Scores::default();
+        for request in &requests {
+            let hits: Vec<Arc<Skill>> = runtime
+                .block_on(catalog.search(&request.query, 10))
+                .into_iter()
+                .map(|h| h.skill)
+                .collect();
+            ours.add(&hits, &request.relevant);
+            if i > 0 {
+                continue;
+            }
+            let base = baseline.search(&request.query);
+            plain.add(&base, &request.relevant);
+            if verbose {
+                let top = |r: &[Arc<Skill>]| {
+                    r.first()
+                        .map(|s| corpus_names(s)[0].clone())
+                        .unwrap_or_default()
+                };
+                println!(
+                    "{:60} ours={:40} base={:40} want={:?}",
+                    request.query,
+                    top(&hits),
+                    top(&base),
+                    request.relevant
+                );
+            }
         }
+        let body = match lead {
+            usize::MAX => "whole bodies".to_owned(),
+            0 => "no body".to_owned(),
+            n => format!("bodies' first {n} bytes"),
+        };
+        let default = if i == 0 { " (the default)" } else { "" };
+        rows.push(ours.row(
+            &format!("SkillKit index (`Catalog::search`), {body}{default}"),
+            requests.len(),
+        ));
     }
     println!(
         "{} requests over {} corpus skills (bench/search-eval.json)\n",
@@ -195,10 +238,9 @@ fn main() {
         skills.len()
     );
     println!("| ranking | recall@1 | recall@5 | MRR |\n|---|---|---|---|");
-    println!(
-        "{}",
-        ours.row("SkillKit index (`Catalog::search`)", requests.len())
-    );
+    for row in rows {
+        println!("{row}");
+    }
     println!(
         "{}",
         plain.row("plain BM25, name + description", requests.len())

@@ -88,6 +88,7 @@ pub struct CatalogBuilder {
     providers: Vec<Arc<dyn KitProvider>>,
     timeout: Option<Duration>,
     pub(crate) embedder: Option<Arc<dyn crate::search::Embedder>>,
+    search_body_bytes: Option<usize>,
 }
 
 impl CatalogBuilder {
@@ -157,6 +158,19 @@ impl CatalogBuilder {
         self
     }
 
+    /// How much of each skill's body [`Catalog::search`] indexes: its first
+    /// `bytes` bytes, whole words only ([`search::BODY_BYTES`](crate::search::BODY_BYTES),
+    /// 2 KiB, unless set; `usize::MAX` indexes whole bodies, 0 none). Names
+    /// and descriptions are always indexed whole.
+    ///
+    /// ```
+    /// let catalog = skillkit::Catalog::builder().search_body_bytes(usize::MAX).build();
+    /// ```
+    pub fn search_body_bytes(mut self, bytes: usize) -> Self {
+        self.search_body_bytes = Some(bytes);
+        self
+    }
+
     /// The catalog.
     ///
     /// ```
@@ -169,7 +183,10 @@ impl CatalogBuilder {
                 providers: self.providers,
                 timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
                 last: Mutex::default(),
-                search: crate::search::Search::new(self.embedder),
+                search: crate::search::Search::new(
+                    self.embedder,
+                    self.search_body_bytes.unwrap_or(crate::search::BODY_BYTES),
+                ),
             }),
         }
     }

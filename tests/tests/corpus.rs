@@ -104,3 +104,33 @@ async fn all_431_skills_load_leniently() {
         snapshot.diagnostics()
     );
 }
+
+#[test]
+fn the_head_of_a_body_is_the_start_of_the_body_on_every_corpus_skill() {
+    use skillkit::parser::skill::{read_body, read_body_head};
+    let mut checked = 0;
+    for dir in verdicts().keys() {
+        let path = corpus().join(dir).join("SKILL.md");
+        let Ok(full) = read_body(&path) else {
+            assert!(read_body_head(&path, 2048).is_err(), "{dir}");
+            continue;
+        };
+        assert_eq!(read_body_head(&path, usize::MAX).unwrap(), full, "{dir}");
+        for limit in [0, 1, 7, 100, 2048, 5000] {
+            let head = read_body_head(&path, limit).unwrap();
+            // No more than asked (CRLF folding only shortens it), and the
+            // start of the body (a CR cut from its LF aside).
+            assert!(head.len() <= limit, "{dir} at {limit}");
+            assert!(
+                full.starts_with(head.trim_end_matches('\r')),
+                "{dir} at {limit}"
+            );
+            let crlf = std::fs::read(&path).unwrap().contains(&b'\r');
+            if full.len() <= limit && !crlf {
+                assert_eq!(head, full, "{dir} at {limit}");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 400, "{checked}");
+}

@@ -435,3 +435,41 @@ async fn search_stays_right_when_the_index_drops_its_dead_entries() {
     let stats = catalog.search_stats();
     assert_eq!((stats.skills, stats.reindexed), (500, 1500 + 500 + 1));
 }
+
+/// The index reads the lead of a body (2 KiB unless set): a word of the
+/// lead is found, one past it is not, and a catalog that asks for whole
+/// bodies finds both. Over `Local` (the file read no further) and `Memory`.
+#[tokio::test]
+async fn the_lead_of_a_body_is_indexed_unless_whole_bodies_are_asked_for() {
+    let filler = "steps and details of the procedure. ".repeat(80);
+    assert!(filler.len() > skillkit::search::BODY_BYTES);
+    let body = format!("Overview: quasarbright tables.\n\n{filler}\nlate nebulaword appendix.\n");
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("kit");
+    write(
+        kit.join("skills/lead/SKILL.md"),
+        skill_md("lead", "Work with data.", &body),
+    );
+    age(dir.path());
+    let memory = Memory::new();
+    memory.put(Skill::new("mem:lead", "Work with data.").with_body(body.clone()));
+    for (label, whole) in [("default", false), ("whole bodies", true)] {
+        let mut builder = Catalog::builder()
+            .provider(Local::new(&kit))
+            .provider(memory.clone());
+        if whole {
+            builder = builder.search_body_bytes(usize::MAX);
+        }
+        let catalog = builder.build();
+        assert_eq!(
+            names(&catalog.search("quasarbright", 5).await),
+            ["kit:lead", "mem:lead"],
+            "{label}"
+        );
+        let late = catalog.search("nebulaword", 5).await;
+        match whole {
+            false => assert!(late.is_empty(), "{label}: {:?}", names(&late)),
+            true => assert_eq!(names(&late), ["kit:lead", "mem:lead"], "{label}"),
+        }
+    }
+}

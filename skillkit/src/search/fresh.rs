@@ -188,12 +188,13 @@ fn diff(index: &mut Index, state: &KitState, kit: &Kit, bodies: &mut Bodies) -> 
     (slots, added)
 }
 
-/// Reads the bodies of `bodies` and indexes those whose slot still holds
-/// that skill version. A body that cannot be read (the file went away) is
-/// left out: its name and description stay indexed.
-pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)]) {
+/// Reads the bodies of `bodies` (their first `limit` bytes) and indexes
+/// those whose slot still holds that skill version. A body that cannot be
+/// read (the file went away) is left out: its name and description stay
+/// indexed.
+pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)], limit: usize) {
     for (slot, skill) in bodies {
-        if let Some(terms) = read(skill, index.counter())
+        if let Some(terms) = read(skill, index.counter(), limit)
             && index.holds(*slot, skill)
         {
             index.add_body(*slot, terms);
@@ -201,13 +202,35 @@ pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)]) {
     }
 }
 
-fn read(skill: &Skill, counter: &mut Counter) -> Option<index::BodyTerms> {
-    match skill.body.read() {
-        Ok(text) => Some(index::body_terms(counter, &text)),
+/// The terms of the first `limit` bytes of a skill's body, whole words only
+/// (the file read no further).
+fn read(skill: &Skill, counter: &mut Counter, limit: usize) -> Option<index::BodyTerms> {
+    // One byte more than the limit says whether the body goes on.
+    match skill.body.read_head(limit.saturating_add(1)) {
+        Ok(text) => Some(index::body_terms(counter, lead(&text, limit))),
         Err(error) => {
             tracing::debug!(skill = %skill.name, "body not indexed: {error}");
             None
         }
+    }
+}
+
+/// The first `limit` bytes of `text` when it is longer, without the word
+/// the limit cuts (a word is what the tokenizer takes as one: ASCII letters
+/// and digits and every character beyond ASCII).
+fn lead(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let in_word = |c: char| c.is_ascii_alphanumeric() || !c.is_ascii();
+    if text[end..].starts_with(in_word) {
+        text[..end].trim_end_matches(in_word)
+    } else {
+        &text[..end]
     }
 }
 
@@ -218,7 +241,12 @@ fn read(skill: &Skill, counter: &mut Counter) -> Option<index::BodyTerms> {
 /// the others read on. `locked` is the state `shared` holds, locked by the
 /// caller (the count of pending bodies is raised before the lock is
 /// released, so no compaction renumbers slots under the build).
-pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State, bodies: Bodies) {
+pub(crate) fn build_in_background(
+    shared: &Arc<Mutex<State>>,
+    locked: &mut State,
+    bodies: Bodies,
+    limit: usize,
+) {
     let count = bodies.len();
     let shared = Arc::clone(shared);
     let work = move || {
@@ -236,7 +264,7 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
                     .iter()
                     .map(|(slot, skill)| {
                         let counter = counter.get_or_insert_with(Counter::default);
-                        (*slot, skill, read(skill, counter))
+                        (*slot, skill, read(skill, counter, limit))
                     })
                     .collect();
                 if next.load(Ordering::Relaxed) >= batches {
@@ -277,5 +305,26 @@ pub(crate) fn build_in_background(shared: &Arc<Mutex<State>>, locked: &mut State
         Err(error) => tracing::warn!(
             "search index: no thread to read skill bodies ({error}); searching names and descriptions only"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lead;
+
+    #[test]
+    fn the_lead_keeps_whole_words() {
+        assert_eq!(lead("short text", 100), "short text");
+        assert_eq!(lead("alpha beta", 10), "alpha beta");
+        // The limit cuts `beta`: it is left out.
+        assert_eq!(lead("alpha beta gamma", 8), "alpha ");
+        // It falls between words: nothing is cut.
+        assert_eq!(lead("alpha beta gamma", 10), "alpha beta");
+        assert_eq!(lead("alpha beta gamma", 11), "alpha beta ");
+        // Within a character beyond ASCII (part of a word to the tokenizer).
+        assert_eq!(lead("tables naïve", 10), "tables ");
+        assert_eq!(lead("one—two", 4), "");
+        // One long word: none of it.
+        assert_eq!(lead("abcdefgh", 4), "");
     }
 }

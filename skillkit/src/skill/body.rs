@@ -18,8 +18,9 @@ use skillkit_parser::Diagnostic;
 /// the file: [`Body::read`] reads it when the skill is activated or shown.
 ///
 /// Which calls read the disk: [`Body::read`] (and so [`Skill::render`](crate::Skill::render))
-/// on a body from a file, every time, so an edited body is never served
-/// stale. Nothing else does; [`Body::as_text`] answers from memory only.
+/// and [`Body::read_head`] on a body from a file, every time, so an edited
+/// body is never served stale. Nothing else does; [`Body::as_text`] answers
+/// from memory only.
 ///
 /// ```
 /// use skillkit::skill::Body;
@@ -181,6 +182,42 @@ impl Body {
                     "it is kept by a server and not fetched yet; call `Body::load` first",
                 )),
             },
+        }
+    }
+
+    /// The first `limit` bytes of the text (all of it when shorter; cut at
+    /// a character boundary), reading a file no further than that: the
+    /// lead of a long body, which is what the catalog's search index reads.
+    /// Errors as [`Body::read`].
+    ///
+    /// ```
+    /// let body = skillkit::skill::Body::from("Overview. The rest.");
+    /// assert_eq!(body.read_head(9)?, "Overview.");
+    /// assert_eq!(body.read_head(1000)?, "Overview. The rest.");
+    /// # Ok::<(), skillkit::skill::BodyError>(())
+    /// ```
+    pub fn read_head(&self, limit: usize) -> Result<Cow<'_, str>, BodyError> {
+        let head = |text: &str| -> usize {
+            let mut end = text.len().min(limit);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            end
+        };
+        match &self.0 {
+            Repr::File(path) => skillkit_parser::skill::read_body_head(path, limit)
+                .map(Cow::Owned)
+                .map_err(|diagnostic| BodyError {
+                    path: path.to_path_buf(),
+                    diagnostic,
+                }),
+            _ => Ok(match self.read()? {
+                Cow::Borrowed(text) => Cow::Borrowed(&text[..head(text)]),
+                Cow::Owned(mut text) => {
+                    text.truncate(head(&text));
+                    Cow::Owned(text)
+                }
+            }),
         }
     }
 
