@@ -17,7 +17,8 @@
 //! another process).
 //!
 //! `cargo bench -p skillkit-cli --bench serve` (`SKILLKIT_BENCH_SKILLS` for
-//! another size; `-- activate` for the `activate_skill` calls and the floor,
+//! another size; `-- "activate|reqwest|floor"` for the `activate_skill`
+//! calls, the tool call doing no work, `ping` and the floor,
 //! `-- skills_` for the skills extension's).
 
 use std::path::{Path, PathBuf};
@@ -220,6 +221,17 @@ fn bench(c: &mut Criterion) {
             group.bench_function(format!("reqwest_activate_skill/{n}"), |b| {
                 b.to_async(&runtime).iter(|| async {
                     let answer = post(body.clone()).send().await.unwrap();
+                    answer.bytes().await.unwrap()
+                })
+            });
+            // A tool call that does no work (`list_skills` of none): what
+            // the tool path costs beside `ping`, without an activation.
+            let empty = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "list_skills", "arguments": {"limit": 0}}})
+            .to_string();
+            group.bench_function(format!("reqwest_tools_call_no_work/{n}"), |b| {
+                b.to_async(&runtime).iter(|| async {
+                    let answer = post(empty.clone()).send().await.unwrap();
                     answer.bytes().await.unwrap()
                 })
             });
