@@ -91,6 +91,21 @@ pub(crate) struct Index {
     /// Counts the terms of the descriptions (and the bodies) indexed here:
     /// made for an update, given back after it ([`Index::release`]).
     counter: Option<text::Counter>,
+    /// Bytes of the posting lists' allocations, kept as they grow (so
+    /// [`Index::heap_bytes`], which callers poll to follow a build, does not
+    /// walk every term under the index's lock).
+    posting_bytes: usize,
+}
+
+/// Adds `posting` to `list` at `at` (its end when `None`), counting any
+/// growth of its allocation in `bytes`.
+fn post(list: &mut Vec<u32>, at: Option<usize>, posting: u32, bytes: &mut usize) {
+    let capacity = list.capacity();
+    match at {
+        None => list.push(posting),
+        Some(at) => list.insert(at, posting),
+    }
+    *bytes += (list.capacity() - capacity) * std::mem::size_of::<u32>();
 }
 
 #[derive(Default)]
@@ -185,7 +200,13 @@ impl Index {
         let desc_len = description.total as usize;
         for (id, name, kit, desc) in head {
             let tf = name | (kit << 3) | (desc << 4);
-            self.terms[id as usize].head.push(slot << 8 | u32::from(tf));
+            let list = &mut self.terms[id as usize].head;
+            post(
+                list,
+                None,
+                slot << 8 | u32::from(tf),
+                &mut self.posting_bytes,
+            );
         }
         let name_len = name_len.min(255) as u8;
         let desc_len = desc_len.min(u16::MAX as usize) as u16;
@@ -240,25 +261,24 @@ impl Index {
         if len == 0 || self.lens[slot as usize].body > 0 {
             return;
         }
-        let post = |index: &mut Index, id: u32, tf: u8| {
+        let add = |index: &mut Index, id: u32, tf: u8| {
             let list = &mut index.terms[id as usize].body;
             let posting = slot << 8 | u32::from(tf);
             // Kept sorted by slot (the bounded search looks slots up): a
             // body read before an older slot's lands in its place.
-            if list.last().is_none_or(|&p| p >> 8 < slot) {
-                list.push(posting);
-            } else {
-                let at = list.partition_point(|&p| p >> 8 < slot);
-                list.insert(at, posting);
-            }
+            let at = match list.last().is_none_or(|&p| p >> 8 < slot) {
+                true => None,
+                false => Some(list.partition_point(|&p| p >> 8 < slot)),
+            };
+            post(list, at, posting, &mut index.posting_bytes);
         };
         for (term, tf) in body.terms.packed() {
             let id = self.packed_id(term);
-            post(self, id, tf);
+            add(self, id, tf);
         }
         for (term, tf) in body.terms.others() {
             let id = self.term_id(term);
-            post(self, id, tf);
+            add(self, id, tf);
         }
         self.lens[slot as usize].body = len;
         self.sum_body += u64::from(len);
@@ -275,6 +295,16 @@ impl Index {
         self.dictionary.shrink();
         self.slots.shrink_to_fit();
         self.lens.shrink_to_fit();
+        self.posting_bytes = self.counted_posting_bytes();
+    }
+
+    /// Bytes of the posting lists' allocations, counted term by term.
+    fn counted_posting_bytes(&self) -> usize {
+        let lists = self
+            .terms
+            .iter()
+            .map(|t| t.head.capacity() + t.body.capacity());
+        lists.sum::<usize>() * std::mem::size_of::<u32>()
     }
 
     /// Drops dead slots and renumbers the live ones; `remap[old]` is the new
@@ -314,6 +344,7 @@ impl Index {
         self.terms
             .retain(|term| !term.head.is_empty() || !term.body.is_empty());
         self.scratch = Scratch::default();
+        self.posting_bytes = self.counted_posting_bytes();
         remap
     }
 
@@ -408,12 +439,8 @@ impl Index {
     /// Bytes held by the index itself (postings, dictionary, slots), an
     /// estimate from capacities (the skills are the catalog's).
     pub(crate) fn heap_bytes(&self) -> usize {
-        let postings: usize = self
-            .terms
-            .iter()
-            .map(|t| (t.head.capacity() + t.body.capacity()) * 4)
-            .sum();
-        postings
+        debug_assert_eq!(self.posting_bytes, self.counted_posting_bytes());
+        self.posting_bytes
             + self.terms.capacity() * std::mem::size_of::<Term>()
             + self.dictionary.heap_bytes()
             + self.slots.capacity() * std::mem::size_of::<Slot>()
@@ -537,5 +564,47 @@ impl Norms {
 pub(crate) fn body_terms(counter: &mut text::Counter, text: &str) -> BodyTerms {
     BodyTerms {
         terms: counter.count(text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_posting_bytes_kept_are_those_counted_after_every_change() {
+        let mut index = Index::default();
+        let skills: Vec<Arc<Skill>> = (0..300)
+            .map(|i| {
+                Arc::new(Skill::new(
+                    format!("k:s{i}"),
+                    format!("alpha beta {i} gamma"),
+                ))
+            })
+            .collect();
+        let slots: Vec<u32> = skills
+            .iter()
+            .map(|s| index.add(Arc::clone(s)).unwrap())
+            .collect();
+        assert_eq!(index.posting_bytes, index.counted_posting_bytes());
+        assert!(index.posting_bytes > 0);
+        // Bodies last to first: each posting inserted in place.
+        for (slot, skill) in slots.iter().zip(&skills).rev() {
+            let text = format!("delta epsilon {} words", skill.name);
+            let terms = body_terms(index.counter(), &text);
+            index.add_body(*slot, terms);
+        }
+        assert_eq!(index.posting_bytes, index.counted_posting_bytes());
+        for &slot in &slots[..200] {
+            index.remove(slot);
+        }
+        let before = index.posting_bytes;
+        index.compact();
+        assert_eq!(index.posting_bytes, index.counted_posting_bytes());
+        assert!(index.posting_bytes < before);
+        index.add(Arc::new(Skill::new("k:late", "Zeta."))).unwrap();
+        index.shrink();
+        assert_eq!(index.posting_bytes, index.counted_posting_bytes());
+        assert!(index.heap_bytes() > index.posting_bytes);
     }
 }
