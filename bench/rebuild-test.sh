@@ -30,7 +30,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-skill-kit = { path = "$repo/skillkit" } # the library is `skillkit`
+skill-kit = { path = "$repo/skillkit" } # the library is named skillkit
 
 [build-dependencies]
 skillkit-parser = { path = "$repo/skillkit-parser" }
