@@ -39,7 +39,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-skill-kit = { path = "$repo/skillkit" } # the library is `skillkit`
+skill-kit = { path = "$repo/skillkit" } # the library is named skillkit
 
 [workspace]
 TOML
