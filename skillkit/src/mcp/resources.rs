@@ -124,16 +124,17 @@ pub(super) fn locate<'a>(
         return Ok(None);
     };
     let is_it = |s: &&Arc<Skill>| kit_of(s) == kit && s.bare_name() == bare;
-    // By its full name (the snapshot's lookup: a binary search in the
-    // kit), else (a skill of no kit, a URI of no skill) every skill.
+    // By its full name (the snapshot's lookup: a binary search per kit, so
+    // a URI of no skill scans no skill list); `_` is a skill of no kit, or
+    // of a kit named so.
     let named = match kit.as_str() {
-        "_" => snapshot.skill(&bare),
+        "_" => snapshot
+            .skill(&bare)
+            .filter(is_it)
+            .or_else(|| snapshot.skill(&format!("_:{bare}"))),
         kit => snapshot.skill(&format!("{kit}:{bare}")),
     };
-    Ok(named
-        .filter(is_it)
-        .or_else(|| snapshot.skills().find(is_it))
-        .map(|skill| (skill, path)))
+    Ok(named.filter(is_it).map(|skill| (skill, path)))
 }
 
 /// The contents of the resource at `uri`.
