@@ -243,15 +243,9 @@ impl SkillDocument {
         let parts = crate::read_parts(file, len, path, body, HEAD.take())?;
         let parsed = frontmatter::decode(&parts.head).and_then(|head| {
             let body = match parts.body {
-                Some((body, body_line)) => Some(String::from_utf8(body).map_err(|e| {
-                    let mut d = frontmatter::decode(&e.as_bytes()[..=e.utf8_error().valid_up_to()])
-                        .err()
-                        .unwrap_or_else(|| {
-                            Diagnostic::error(1, 1, "the file is not valid UTF-8; save it as UTF-8")
-                        });
-                    d.line += body_line - 1;
-                    d
-                })?),
+                Some((body, body_line)) => {
+                    Some(String::from_utf8(body).map_err(|e| body_not_utf8(&e, body_line))?)
+                }
                 None => None,
             };
             Self::parse_in(head, body, dir_name(path))
@@ -338,14 +332,21 @@ pub fn read_body_head(path: &Path, limit: usize) -> Result<String, Diagnostic> {
             bytes.truncate(valid);
             String::from_utf8(bytes).unwrap_or_default()
         }
-        Err(e) => {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = body_line + valid.iter().filter(|&&b| b == b'\n').count();
-            let d = Diagnostic::error(line, 1, "the file is not valid UTF-8; save it as UTF-8");
-            return Err(located(d));
-        }
+        Err(e) => return Err(located(body_not_utf8(&e, body_line))),
     };
     Ok(to_lf(text))
+}
+
+/// The diagnostic for a body (starting on line `body_line`) that is not
+/// UTF-8: where its first invalid byte is.
+fn body_not_utf8(e: &std::string::FromUtf8Error, body_line: usize) -> Diagnostic {
+    let mut d = frontmatter::decode(&e.as_bytes()[..=e.utf8_error().valid_up_to()])
+        .err()
+        .unwrap_or_else(|| {
+            Diagnostic::error(1, 1, "the file is not valid UTF-8; save it as UTF-8")
+        });
+    d.line += body_line - 1;
+    d
 }
 
 /// The body of a `SKILL.md` whose bytes are `bytes` (everything after its
