@@ -16,11 +16,7 @@ use crate::mcp_args::McpArgs;
 /// The Tokio runtime the commands run on (two workers: the agent and the
 /// providers' blocking work).
 pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::io(format!("cannot start the runtime: {e}")))
+    started(tokio::runtime::Builder::new_multi_thread().worker_threads(2))
 }
 
 /// The Tokio runtime `serve` runs on: one thread for the requests (files
@@ -30,7 +26,12 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 /// `activate_skill` call took about 190 µs on two workers and 135 µs on one
 /// (`cargo bench -p skillkit-cli --bench serve -- reqwest`).
 pub fn serve_runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_current_thread()
+    started(&mut tokio::runtime::Builder::new_current_thread())
+}
+
+/// The runtime `builder` makes, with its timers and I/O.
+fn started(builder: &mut tokio::runtime::Builder) -> Result<tokio::runtime::Runtime, Failure> {
+    builder
         .enable_all()
         .build()
         .map_err(|e| Failure::io(format!("cannot start the runtime: {e}")))
