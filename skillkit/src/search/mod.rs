@@ -160,12 +160,6 @@ pub(crate) struct Search {
     body_bytes: usize,
 }
 
-impl Default for Search {
-    fn default() -> Search {
-        Search::new(None, BODY_BYTES)
-    }
-}
-
 impl Search {
     pub(crate) fn new(embedder: Option<Arc<dyn Embedder>>, body_bytes: usize) -> Search {
         Search {
