@@ -157,23 +157,23 @@ fn indexed(runtime: &tokio::runtime::Runtime, corpus: &Path, body_bytes: usize) 
     catalog
 }
 
-/// The index with each body's lead of these sizes (the first is the
-/// default), then whole bodies and none.
-const LEADS: [usize; 6] = [
-    skillkit::search::BODY_BYTES,
-    1024,
-    4096,
-    8192,
-    usize::MAX,
-    0,
-];
+/// The index with each body's lead of the default size, then of these
+/// sizes (the default's left out), then whole bodies and none.
+fn leads() -> Vec<usize> {
+    let default = skillkit::search::BODY_BYTES;
+    let others = [512, 1024, 2048, 4096, 8192, usize::MAX, 0];
+    std::iter::once(default)
+        .chain(others.into_iter().filter(|&n| n != default))
+        .collect()
+}
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let corpus = root.join("tests/fixtures/corpus");
     let requests = requests(&root);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let catalog = indexed(&runtime, &corpus, LEADS[0]);
+    let leads = leads();
+    let catalog = indexed(&runtime, &corpus, leads[0]);
     let skills: Vec<Arc<Skill>> =
         runtime.block_on(async { catalog.snapshot().await.skills().cloned().collect() });
     for request in &requests {
@@ -188,7 +188,7 @@ fn main() {
     let mut plain = Scores::default();
     let verbose = std::env::var_os("SKILLKIT_EVAL_VERBOSE").is_some();
     let mut rows = Vec::new();
-    for (i, lead) in LEADS.into_iter().enumerate() {
+    for (i, lead) in leads.into_iter().enumerate() {
         let catalog = match i {
             0 => catalog.clone(),
             _ => indexed(&runtime, &corpus, lead),

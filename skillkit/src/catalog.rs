@@ -160,7 +160,7 @@ impl CatalogBuilder {
 
     /// How much of each skill's body [`Catalog::search`] indexes: its first
     /// `bytes` bytes, whole words only ([`search::BODY_BYTES`](crate::search::BODY_BYTES),
-    /// 2 KiB, unless set; `usize::MAX` indexes whole bodies, 0 none). Names
+    /// 1 KiB, unless set; `usize::MAX` indexes whole bodies, 0 none). Names
     /// and descriptions are always indexed whole.
     ///
     /// ```

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
 use super::index::{self, Index};
 use super::text::Counter;
@@ -17,8 +17,12 @@ use crate::skill::Skill;
 /// their own, and search answers from names and descriptions meanwhile.
 pub(crate) const INLINE_BODIES: usize = 64;
 
-/// Bodies read per lock taken by the background build.
+/// Bodies a thread of the background build takes at a time.
 const BATCH: usize = 64;
+
+/// Bodies a thread of the background build holds, read, while the lock is
+/// taken, before it waits for it.
+const HELD: usize = 4096;
 
 /// Dead slots at least this many (and more than the live ones) compact the
 /// index.
@@ -52,7 +56,9 @@ pub(crate) type Bodies = Vec<(u32, Arc<Skill>)>;
 
 impl State {
     /// Brings the index to a snapshot's `kits`, each with the index of its
-    /// provider; returns the bodies to index.
+    /// provider: the skills gone are removed, the new ones given a slot;
+    /// returns those, whose names and descriptions ([`add_heads`]) and
+    /// bodies are to index.
     pub(crate) fn update<'a>(
         &mut self,
         kits: impl IntoIterator<Item = (usize, &'a Kit)>,
@@ -77,7 +83,7 @@ impl State {
                 None => {
                     let mut slots = Vec::with_capacity(kit.skills.len());
                     for skill in &kit.skills {
-                        let slot = self.index.add(Arc::clone(skill));
+                        let slot = self.index.reserve(Arc::clone(skill));
                         if let Some(slot) = slot {
                             bodies.push((slot, Arc::clone(skill)));
                             self.reindexed += 1;
@@ -129,7 +135,7 @@ fn diff(index: &mut Index, state: &KitState, kit: &Kit, bodies: &mut Bodies) -> 
     let mut slots = Vec::with_capacity(kit.skills.len());
     let mut added = 0;
     let mut add = |index: &mut Index, skill: &Arc<Skill>, slots: &mut Vec<u32>| {
-        let slot = index.add(Arc::clone(skill));
+        let slot = index.reserve(Arc::clone(skill));
         if let Some(slot) = slot {
             bodies.push((slot, Arc::clone(skill)));
             added += 1;
@@ -234,13 +240,22 @@ fn lead(text: &str, limit: usize) -> &str {
     }
 }
 
+/// Indexes the names and descriptions of the skills in `slots` (reserved
+/// by [`State::update`], in order).
+pub(crate) fn add_heads(index: &mut Index, slots: impl IntoIterator<Item = u32>) {
+    slots.into_iter().for_each(|slot| index.add_head(slot));
+}
+
 /// Indexes `bodies` on a thread of its own. Bodies are taken in order, a
-/// batch of `BATCH` at a time, by every thread of the file-reading pool of
+/// batch of `BATCH` at a time, by the threads of the file-reading pool of
 /// `Local` (all cores; else by that thread alone): each thread reads and
-/// counts its batch outside the lock, then takes the lock to add it, while
-/// the others read on. `locked` is the state `shared` holds, locked by the
-/// caller (the count of pending bodies is raised before the lock is
-/// released, so no compaction renumbers slots under the build).
+/// counts its batches outside the lock, and adds what it has read whenever
+/// the lock is free, reading on meanwhile (up to `HELD` bodies). `locked`
+/// is the state `shared` holds, locked by the caller, which indexes the
+/// names and descriptions next: one thread starts reading at once, beside
+/// it, and the others once it first takes the lock, released (so the
+/// caller keeps a core). The count of pending bodies is raised before the
+/// lock is released, so no compaction renumbers slots under the build.
 pub(crate) fn build_in_background(
     shared: &Arc<Mutex<State>>,
     locked: &mut State,
@@ -252,49 +267,70 @@ pub(crate) fn build_in_background(
     let work = move || {
         let batches = bodies.len().div_ceil(BATCH);
         let next = AtomicUsize::new(0);
-        let take_batches = || {
+        // Reads batches until none is left; `start` (once) when the lock
+        // is first taken.
+        let take_batches = |mut start: Option<&dyn Fn()>| {
             let mut counter = None;
+            let mut read = Vec::new();
             loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
-                if at >= batches {
-                    break;
-                }
-                let batch = &bodies[at * BATCH..((at + 1) * BATCH).min(bodies.len())];
-                let read: Vec<_> = batch
-                    .iter()
-                    .map(|(slot, skill)| {
+                if let Some(batch) = bodies.get(at * BATCH..((at + 1) * BATCH).min(bodies.len())) {
+                    read.extend(batch.iter().map(|(slot, skill)| {
                         let counter = counter.get_or_insert_with(Counter::default);
-                        (*slot, skill, read(skill, counter, limit))
-                    })
-                    .collect();
-                if next.load(Ordering::Relaxed) >= batches {
+                        (*slot, skill, self::read(skill, counter, limit))
+                    }));
+                }
+                let last = at + 1 >= batches;
+                if last {
                     // No batch left for this thread: its scratch is given
                     // back before the build can end.
                     counter = None;
                 }
-                let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                for (slot, skill, terms) in read {
-                    if let Some(terms) = terms
-                        && state.index.holds(slot, skill)
-                    {
-                        state.index.add_body(slot, terms);
+                if last && read.is_empty() {
+                    break;
+                }
+                let state = match shared.try_lock() {
+                    Ok(state) => Some(state),
+                    Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                    Err(TryLockError::WouldBlock) if last || read.len() >= HELD => {
+                        Some(shared.lock().unwrap_or_else(PoisonError::into_inner))
+                    }
+                    Err(TryLockError::WouldBlock) => None,
+                };
+                if let Some(mut state) = state {
+                    if let Some(start) = start.take() {
+                        start();
+                    }
+                    let added = read.len();
+                    for (slot, skill, terms) in read.drain(..) {
+                        if let Some(terms) = terms
+                            && state.index.holds(slot, skill)
+                        {
+                            state.index.add_body(slot, terms);
+                        }
+                    }
+                    state.pending -= added;
+                    if added > 0 && state.pending == 0 {
+                        state.index.shrink();
                     }
                 }
-                state.pending -= batch.len();
-                if state.pending == 0 {
-                    state.index.shrink();
+                if last {
+                    break;
                 }
             }
         };
         match crate::providers::read_pool() {
             // Batches are handed out in order (not split in halves, as a
             // parallel iterator would): postings then arrive nearly sorted.
-            Some(pool) => pool.scope(|scope| {
-                for _ in 0..pool.current_num_threads() {
-                    scope.spawn(|_| take_batches());
-                }
+            Some(pool) => pool.in_place_scope(|scope| {
+                let rest = || {
+                    for _ in 1..pool.current_num_threads() {
+                        scope.spawn(|_| take_batches(None));
+                    }
+                };
+                take_batches(Some(&rest));
             }),
-            None => take_batches(),
+            None => take_batches(None),
         }
     };
     let spawned = std::thread::Builder::new()
@@ -310,7 +346,49 @@ pub(crate) fn build_in_background(
 
 #[cfg(test)]
 mod tests {
-    use super::lead;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    #[test]
+    fn a_build_beside_a_held_lock_indexes_every_body_in_slot_order() {
+        // More bodies than a thread holds read before it waits for the lock.
+        let n = HELD + 3 * BATCH + 5;
+        let mut kit = Kit::new("k");
+        for i in 0..n {
+            let skill = Skill::new(format!("k:s{i:05}"), "A skill.");
+            kit.insert_skill(skill.with_body(format!("unique{i} shared words")));
+        }
+        let shared = Arc::new(Mutex::new(State::default()));
+        {
+            let mut state = shared.lock().unwrap();
+            let bodies = state.update([(0, &kit)]);
+            assert_eq!(bodies.len(), n);
+            let heads: Vec<u32> = bodies.iter().map(|(slot, _)| *slot).collect();
+            build_in_background(&shared, &mut state, bodies, usize::MAX);
+            // The build reads on while the lock is held, as it is while a
+            // first search indexes names and descriptions.
+            std::thread::sleep(Duration::from_millis(50));
+            add_heads(&mut state.index, heads);
+            assert_eq!(state.pending, n);
+        }
+        let started = Instant::now();
+        while shared.lock().unwrap().pending > 0 {
+            assert!(started.elapsed() < Duration::from_secs(60), "never built");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let mut state = shared.lock().unwrap();
+        assert_eq!(state.index.bodies_in_order(), (n, true));
+        for i in [0, 1, n / 2, n - 1] {
+            let hits = state.index.score(&format!("unique{i}"));
+            assert_eq!(hits.len(), 1, "unique{i}");
+            let slot = hits[0].0 as usize;
+            let found = state.index.slots[slot].skill.as_ref().unwrap();
+            assert_eq!(found.name, format!("k:s{i:05}"));
+        }
+        // The names and descriptions too.
+        assert_eq!(state.index.score("skill").len(), n);
+    }
 
     #[test]
     fn the_lead_keeps_whole_words() {

@@ -154,7 +154,17 @@ impl Index {
 
     /// Indexes the name and description of `skill` in a new slot; `None`
     /// when the index is full.
+    #[cfg(test)]
     pub(crate) fn add(&mut self, skill: Arc<Skill>) -> Option<u32> {
+        let slot = self.reserve(skill)?;
+        self.add_head(slot);
+        Some(slot)
+    }
+
+    /// A new slot holding `skill`, its name and description not indexed yet
+    /// ([`add_head`](Self::add_head) does, before the next search); `None`
+    /// when the index is full.
+    pub(crate) fn reserve(&mut self, skill: Arc<Skill>) -> Option<u32> {
         if self.slots.len() >= MAX_SLOTS {
             if self.slots.len() == MAX_SLOTS && self.live == MAX_SLOTS {
                 tracing::warn!(
@@ -164,6 +174,26 @@ impl Index {
             return None;
         }
         let slot = self.slots.len() as u32;
+        self.slots.push(Slot {
+            skill: Some(skill),
+            embedding: None,
+        });
+        self.lens.push(Lens {
+            live: true,
+            name: 0,
+            desc: 0,
+            body: 0,
+        });
+        self.live += 1;
+        Some(slot)
+    }
+
+    /// Indexes the name and description of the skill `slot` holds (once,
+    /// after [`reserve`](Self::reserve)).
+    pub(crate) fn add_head(&mut self, slot: u32) {
+        let Some(skill) = self.slots[slot as usize].skill.clone() else {
+            return;
+        };
         // Per term id: name (3 bits), kit (1 bit), description (4 bits).
         let mut head: Vec<(u32, u8, u8, u8)> = Vec::new();
         let mut count = |id: u32, field: usize, n: u8| {
@@ -212,18 +242,9 @@ impl Index {
         let desc_len = desc_len.min(u16::MAX as usize) as u16;
         self.sum_name += u64::from(name_len);
         self.sum_desc += u64::from(desc_len);
-        self.slots.push(Slot {
-            skill: Some(skill),
-            embedding: None,
-        });
-        self.lens.push(Lens {
-            live: true,
-            name: name_len,
-            desc: desc_len,
-            body: 0,
-        });
-        self.live += 1;
-        Some(slot)
+        let lens = &mut self.lens[slot as usize];
+        lens.name = name_len;
+        lens.desc = desc_len;
     }
 
     /// Marks `slot` dead: its postings are skipped from now on.
@@ -283,6 +304,17 @@ impl Index {
         self.lens[slot as usize].body = len;
         self.sum_body += u64::from(len);
         self.bodies_indexed += 1;
+    }
+
+    /// Bodies indexed, and whether every body posting list is sorted by
+    /// slot (as the bounded search needs), for the tests.
+    #[cfg(test)]
+    pub(crate) fn bodies_in_order(&self) -> (usize, bool) {
+        let sorted = self
+            .terms
+            .iter()
+            .all(|t| t.body.windows(2).all(|w| w[0] >> 8 < w[1] >> 8));
+        (self.bodies_indexed, sorted)
     }
 
     /// Gives back the spare capacity of the posting lists (after a build).
