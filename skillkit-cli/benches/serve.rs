@@ -14,11 +14,14 @@
 //! is (`serve_floor/http_round_trip_own_process`: this bench run again as
 //! that endpoint), and on the bench's own runtime
 //! (`serve_floor/http_round_trip`, which saves the client the wake-up of
-//! another process).
+//! another process). `paired_activate_skill` and `paired_floor` alternate
+//! the two (the call posted by reqwest, then the floor in its own process),
+//! each timing one of them, so both are measured under the same load.
 //!
 //! `cargo bench -p skillkit-cli --bench serve` (`SKILLKIT_BENCH_SKILLS` for
 //! another size; `-- "activate|reqwest|floor"` for the `activate_skill`
-//! calls, the tool call doing no work, `ping` and the floor,
+//! calls, the tool call doing no work, `ping`, the paired figures and the
+//! floor,
 //! `-- skills_` for the skills extension's).
 
 use std::path::{Path, PathBuf};
@@ -177,6 +180,7 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
+    let (mut endpoint, own_process) = floor_endpoint();
     let mut memory = Vec::new();
     for transport in ["stdio", "http"] {
         let (client, child, url) = runtime.block_on(async {
@@ -243,6 +247,41 @@ fn bench(c: &mut Criterion) {
                     answer.bytes().await.unwrap()
                 })
             });
+            // The call and the floor (its own process) alternated, each
+            // timed on its own: both measured under the same load and
+            // scheduling, which move the floor by a third between runs
+            // on a small machine.
+            let floor = reqwest::Client::new();
+            let floor_post = || {
+                floor
+                    .post(&own_process)
+                    .header("content-type", "application/json")
+                    .body(FLOOR_REQUEST)
+            };
+            for timed in ["activate_skill", "floor"] {
+                group.bench_function(format!("paired_{timed}/{n}"), |b| {
+                    b.to_async(&runtime).iter_custom(|iters| {
+                        let (post, body, floor_post) = (&post, &body, &floor_post);
+                        async move {
+                            let mut spent = std::time::Duration::ZERO;
+                            for _ in 0..iters {
+                                let started = std::time::Instant::now();
+                                let answer = post(body.clone()).send().await.unwrap();
+                                answer.bytes().await.unwrap();
+                                let call = started.elapsed();
+                                let started = std::time::Instant::now();
+                                let answer = floor_post().send().await.unwrap();
+                                answer.bytes().await.unwrap();
+                                spent += match timed {
+                                    "floor" => started.elapsed(),
+                                    _ => call,
+                                };
+                            }
+                            spent
+                        }
+                    })
+                });
+            }
         }
         group.bench_function(format!("tools_list/{n}"), |b| {
             b.to_async(&runtime)
@@ -274,7 +313,9 @@ fn bench(c: &mut Criterion) {
         });
         drop(child);
     }
-    floor(c, &runtime);
+    floor(c, &runtime, &own_process);
+    drop(endpoint.stdin.take());
+    let _ = endpoint.wait();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let _ = std::fs::create_dir_all(&root);
     let _ = std::fs::write(root.join("serve-memory.txt"), memory.join("\n") + "\n");
@@ -321,21 +362,19 @@ fn serve_minimal_endpoint() {
     });
 }
 
-fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
-    use skillkit::mcp::axum;
-    let url = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, minimal_endpoint()).await });
-        url
-    });
+/// What the floor's client posts: a `tools/call` of `activate_skill`.
+const FLOOR_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"activate_skill","arguments":{"name":"k:s","arguments":"x"}}}"#;
+
+/// The floor's endpoint in a process of its own (this bench run again),
+/// and its URL; it ends when its stdin closes.
+fn floor_endpoint() -> (std::process::Child, String) {
     let mut endpoint = Command::new(std::env::current_exe().unwrap())
         .env(FLOOR_ENDPOINT, "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .expect("start the floor's endpoint");
-    let own_process = {
+    let url = {
         use std::io::BufRead;
         let mut line = String::new();
         std::io::BufReader::new(endpoint.stdout.take().unwrap())
@@ -343,10 +382,20 @@ fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
             .unwrap();
         line.trim().to_owned()
     };
+    (endpoint, url)
+}
+
+fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime, own_process: &str) {
+    use skillkit::mcp::axum;
+    let url = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, minimal_endpoint()).await });
+        url
+    });
+    let own_process = own_process.to_owned();
     let http = reqwest::Client::new();
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "activate_skill", "arguments": {"name": "k:s", "arguments": "x"}}})
-    .to_string();
+    let body = FLOOR_REQUEST.to_owned();
     let mut group = c.benchmark_group("serve_floor");
     group.sample_size(20);
     group.warm_up_time(std::time::Duration::from_secs(1));
@@ -369,8 +418,6 @@ fn floor(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
         });
     }
     group.finish();
-    drop(endpoint.stdin.take());
-    let _ = endpoint.wait();
 }
 
 criterion_group!(benches, bench);
