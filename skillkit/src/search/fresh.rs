@@ -252,10 +252,10 @@ pub(crate) fn add_heads(index: &mut Index, slots: impl IntoIterator<Item = u32>)
 /// counts its batches outside the lock, and adds what it has read whenever
 /// the lock is free, reading on meanwhile (up to `HELD` bodies). `locked`
 /// is the state `shared` holds, locked by the caller, which indexes the
-/// names and descriptions next: one thread starts reading at once, beside
-/// it, and the others once it first takes the lock, released (so the
-/// caller keeps a core). The count of pending bodies is raised before the
-/// lock is released, so no compaction renumbers slots under the build.
+/// names and descriptions next: one thread reads beside it at once, and the
+/// others start when that thread first finds the lock free (so the caller
+/// keeps a core until then). The count of pending bodies is raised before
+/// the lock is released, so no compaction renumbers slots under the build.
 pub(crate) fn build_in_background(
     shared: &Arc<Mutex<State>>,
     locked: &mut State,
