@@ -29,13 +29,22 @@ version = "0.0.0"
 edition = "2024"
 publish = false
 
+# The catalog alone: the derive needs no HTTP stack, TLS or database.
 [dependencies]
-skill-kit = { path = "$repo/skillkit" } # the library is named skillkit
+skill-kit = { path = "$repo/skillkit", default-features = false } # the library is named skillkit
 
 [build-dependencies]
 skillkit-parser = { path = "$repo/skillkit-parser" }
 
 [workspace]
+
+# The workspace's own profile, so the dependencies are built as its builds
+# build them (no debug info) and can be shared with them.
+[profile.dev]
+debug = "line-tables-only"
+
+[profile.dev.package."*"]
+debug = false
 TOML
 cp "$repo/Cargo.lock" "$crate/Cargo.lock"
 

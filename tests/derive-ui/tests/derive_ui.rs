@@ -1,10 +1,11 @@
 //! `#[derive(Kit)]` compile tests: kits that build, and every compile error with
-//! its exact message (`tests/ui/fail/*.stderr`).
+//! its exact message (`ui/fail/*.stderr`).
 //!
 //! trybuild builds the cases in its own crate under the target directory, whose
 //! `CARGO_MANIFEST_DIR` is that crate's folder; the kits the cases name
-//! (`fixtures/…`, `ui/kits/…`) are copied there first, so `path = "…"` resolves
-//! as it does in this package and error messages show these same relative paths.
+//! (`fixtures/kits/…`, the integration tests' own, and `ui/kits/…`) are copied
+//! there first, so `path = "…"` resolves in that folder and error messages show
+//! these same relative paths.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -23,13 +24,13 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Puts `dir` (relative to this package) at the same place in trybuild's crate.
-fn stage(project: &Path, dir: &str) {
-    let target = project.join(dir);
+/// Puts `from` (relative to this package) at `to` in trybuild's crate.
+fn stage(project: &Path, from: &str, to: &str) {
+    let target = project.join(to);
     if target.exists() {
         fs::remove_dir_all(&target).unwrap();
     }
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &target);
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(from), &target);
 }
 
 /// The target directory, found as trybuild finds it (`cargo metadata`).
@@ -50,8 +51,8 @@ fn ui() {
     let project = target_dir()
         .join("tests/trybuild")
         .join(env!("CARGO_PKG_NAME"));
-    stage(&project, "fixtures/kits");
-    stage(&project, "ui/kits");
+    stage(&project, "../fixtures/kits", "fixtures/kits");
+    stage(&project, "ui/kits", "ui/kits");
 
     let cases = trybuild::TestCases::new();
     cases.pass("ui/pass/*.rs");
