@@ -5,6 +5,7 @@
 mod body;
 #[cfg(any(feature = "mcp", feature = "agent", feature = "mcp-client"))]
 mod files;
+pub(crate) mod memo;
 mod more;
 mod render;
 

@@ -7,12 +7,14 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
 use crate::agent::search_skills::SEARCH_SKILLS;
 use crate::llm::ToolDefinition;
-use crate::skill::Skill;
+use crate::skill::{Skill, memo};
+use skillkit_parser::layout::{Fingerprint, Stamp};
 
 /// The name of the tool that activates knowledge skills.
 pub const ACTIVATE_SKILL: &str = "activate_skill";
@@ -210,7 +212,7 @@ pub(crate) fn skill_content(skill: &Skill, body: &str) -> String {
                 "Files in it (paths relative to the skill directory; read one only when the \
                  instructions need it):"
             );
-            for file in files {
+            for file in files.iter() {
                 let _ = writeln!(out, "- {file}");
             }
         }
@@ -220,9 +222,21 @@ pub(crate) fn skill_content(skill: &Skill, body: &str) -> String {
 }
 
 /// The files under `dir` other than `SKILL.md`, relative, sorted; hidden
-/// entries skipped; at most [`MAX_LISTED_FILES`].
-pub(crate) fn files_beside(dir: &Path) -> Vec<String> {
-    fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<String>) {
+/// entries skipped; at most [`MAX_LISTED_FILES`]. The listing of an earlier
+/// call is reused while every folder it read has the stamp it had then
+/// (adding, removing or renaming an entry changes a folder's stamp): one
+/// `stat` per folder instead of opening and reading each.
+pub(crate) fn files_beside(dir: &Path) -> Arc<[String]> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        depth: usize,
+        out: &mut Vec<String>,
+        proofs: &mut Vec<(Arc<Path>, Option<Fingerprint>)>,
+        read_at: SystemTime,
+    ) {
+        let proof = Stamp::of(dir).and_then(|stamp| stamp.proof(read_at));
+        proofs.push((Arc::from(dir), proof));
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -238,7 +252,9 @@ pub(crate) fn files_beside(dir: &Path) -> Vec<String> {
             }
             let path = entry.path();
             match entry.file_type() {
-                Ok(t) if t.is_dir() && depth < 4 => walk(root, &path, depth + 1, out),
+                Ok(t) if t.is_dir() && depth < 4 => {
+                    walk(root, &path, depth + 1, out, proofs, read_at);
+                }
                 Ok(t) if t.is_file() => {
                     let relative = path.strip_prefix(root).unwrap_or(&path);
                     if relative != Path::new("SKILL.md") {
@@ -249,14 +265,44 @@ pub(crate) fn files_beside(dir: &Path) -> Vec<String> {
             }
         }
     }
-    let mut out = Vec::new();
-    walk(dir, dir, 0, &mut out);
-    out
+    if let Some(files) = memo::LISTINGS_BESIDE.get(dir) {
+        return files;
+    }
+    let (mut out, mut proofs) = (Vec::new(), Vec::new());
+    // Taken before the folders are read: an entry added after it gets a
+    // later mtime.
+    walk(dir, dir, 0, &mut out, &mut proofs, SystemTime::now());
+    let files: Arc<[String]> = out.into();
+    memo::LISTINGS_BESIDE.keep(&Arc::from(dir), proofs, Arc::clone(&files), 1);
+    files
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skill::memo::tests::{age, skill};
+    use std::fs;
+
+    #[test]
+    fn a_listing_is_kept_until_a_folder_in_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("s");
+        fs::create_dir_all(root.join("scripts")).unwrap();
+        skill(&root, "body");
+        fs::write(root.join("scripts/run.py"), "").unwrap();
+        age(&root.join("scripts"));
+        age(&root);
+        assert_eq!(&*files_beside(&root), ["scripts/run.py"]);
+        assert!(memo::LISTINGS_BESIDE.get(&root).is_some(), "kept");
+        // A file added to the sub-folder changes that folder's stamp only.
+        fs::write(root.join("scripts/new.py"), "").unwrap();
+        assert_eq!(memo::LISTINGS_BESIDE.get(&root), None);
+        assert_eq!(&*files_beside(&root), ["scripts/new.py", "scripts/run.py"]);
+        // Just changed: not kept, so a second change is seen too.
+        assert_eq!(memo::LISTINGS_BESIDE.get(&root), None);
+        fs::remove_file(root.join("scripts/run.py")).unwrap();
+        assert_eq!(&*files_beside(&root), ["scripts/new.py"]);
+    }
 
     #[test]
     fn closest_names_are_found_whole_or_by_their_bare_part() {

@@ -63,7 +63,7 @@ fn of_skill(skill: &Skill) -> Vec<Resource> {
             .with_mime_type(files::mime_type(SKILL_MD, None)),
     ];
     if let Some(dir) = skill.dir() {
-        for path in files_beside(dir) {
+        for path in files_beside(dir).iter() {
             let path = path.replace(std::path::MAIN_SEPARATOR, "/");
             resources.push(
                 Resource::new(file_uri(skill, &path), format!("{}/{path}", skill.name))

@@ -58,7 +58,7 @@ fn entry(skill: &Skill, digests: &Digests) -> Result<Entry, String> {
             };
             let main = read(location, SKILL_MD, true)?;
             let mut files = vec![SkillResource::new(uri.clone(), &main.digest, main.size)];
-            for path in files_beside(dir) {
+            for path in files_beside(dir).iter() {
                 let path = path.replace(std::path::MAIN_SEPARATOR, "/");
                 let facts = read(&dir.join(&path), &path, false)?;
                 files.push(SkillResource::new(

@@ -5,8 +5,12 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
 
 use skillkit_parser::Diagnostic;
+use skillkit_parser::layout::Stamp;
+
+use super::memo;
 
 /// A skill's markdown prompt.
 ///
@@ -19,8 +23,12 @@ use skillkit_parser::Diagnostic;
 ///
 /// Which calls read the disk: [`Body::read`] (and so [`Skill::render`](crate::Skill::render))
 /// and [`Body::read_head`] on a body from a file, every time, so an edited
-/// body is never served stale. Nothing else does; [`Body::as_text`] answers
-/// from memory only.
+/// body is never served stale. [`Body::read`] checks the file's stamp first
+/// (size, inode, mtime, ctime) and answers with the text it read last time
+/// while that stamp is unchanged (the rule [`Local`](crate::Local)'s cache
+/// follows, racy stamps included); a bounded number of recent bodies are
+/// kept so. Nothing else reads the disk; [`Body::as_text`] answers from
+/// memory only.
 ///
 /// ```
 /// use skillkit::skill::Body;
@@ -169,8 +177,8 @@ impl Body {
     pub fn read(&self) -> Result<Cow<'_, str>, BodyError> {
         match &self.0 {
             Repr::Text(text) => Ok(Cow::Borrowed(text)),
-            Repr::File(path) => skillkit_parser::skill::read_body(path)
-                .map(Cow::Owned)
+            Repr::File(path) => read_file(path)
+                .map(|text| Cow::Owned(String::from(&*text)))
                 .map_err(|diagnostic| BodyError {
                     path: path.to_path_buf(),
                     diagnostic,
@@ -248,6 +256,31 @@ impl Body {
             Repr::File(path) => Some(path),
         }
     }
+}
+
+/// The body of the `SKILL.md` at `path`: the text of an earlier read while
+/// the file's stamp shows it unchanged ([`memo`]), else read now (and kept
+/// when the stamp can prove that next time).
+fn read_file(path: &Arc<Path>) -> Result<Arc<str>, Diagnostic> {
+    if let Some(text) = memo::BODIES.get(path) {
+        return Ok(text);
+    }
+    // Taken before the read: an edit after it gets a later mtime.
+    let read_at = SystemTime::now();
+    let (file, meta) =
+        skillkit_parser::open_file(path).map_err(|e| skillkit_parser::cannot_read(path, &e))?;
+    let bytes = skillkit_parser::read_open_file(file, meta.len(), path)?;
+    let text: Arc<str> = skillkit_parser::skill::body_of(&bytes)
+        .map_err(|d| d.with_path(path))?
+        .into();
+    let proof = Stamp::from_metadata(&meta).proof(read_at);
+    memo::BODIES.keep(
+        path,
+        vec![(Arc::clone(path), proof)],
+        Arc::clone(&text),
+        text.len(),
+    );
+    Ok(text)
 }
 
 impl fmt::Debug for Body {

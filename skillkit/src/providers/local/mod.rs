@@ -20,7 +20,9 @@
 //! its frontmatter (a catalog needs names and descriptions). A skill's
 //! [`Body`](crate::skill::Body) stays in its file and is read when the skill is
 //! activated or shown ([`Body::read`](crate::skill::Body::read),
-//! [`Skill::render`](crate::Skill::render)), fresh from the file every time.
+//! [`Skill::render`](crate::Skill::render)), fresh from the file every time
+//! (a body read lately is reused while the file's stamp, checked on every
+//! read, is unchanged: the rule above).
 
 mod cache;
 mod file;
