@@ -16,7 +16,9 @@
 //! (`serve_floor/http_round_trip`, which saves the client the wake-up of
 //! another process). `paired_activate_skill` and `paired_floor` alternate
 //! the two (the call posted by reqwest, then the floor in its own process),
-//! each timing one of them, so both are measured under the same load.
+//! each timing one of them, so both are measured under the same load; the
+//! medians of every pair they timed (and the median of each pair's ratio)
+//! are printed after them and written beside the resident sizes.
 //!
 //! `cargo bench -p skillkit-cli --bench serve` (`SKILLKIT_BENCH_SKILLS` for
 //! another size; `-- "activate|reqwest|floor"` for the `activate_skill`
@@ -258,10 +260,13 @@ fn bench(c: &mut Criterion) {
                     .header("content-type", "application/json")
                     .body(FLOOR_REQUEST)
             };
+            // Every pair timed, for the medians: a thread woken late (1 to
+            // 3 ms on a small virtual machine) moves a mean, not a median.
+            let pairs = std::sync::Mutex::new(Vec::new());
             for timed in ["activate_skill", "floor"] {
                 group.bench_function(format!("paired_{timed}/{n}"), |b| {
                     b.to_async(&runtime).iter_custom(|iters| {
-                        let (post, body, floor_post) = (&post, &body, &floor_post);
+                        let (post, body, floor_post, pairs) = (&post, &body, &floor_post, &pairs);
                         async move {
                             let mut spent = std::time::Duration::ZERO;
                             for _ in 0..iters {
@@ -272,8 +277,10 @@ fn bench(c: &mut Criterion) {
                                 let started = std::time::Instant::now();
                                 let answer = floor_post().send().await.unwrap();
                                 answer.bytes().await.unwrap();
+                                let floor = started.elapsed();
+                                pairs.lock().unwrap().push((call, floor));
                                 spent += match timed {
-                                    "floor" => started.elapsed(),
+                                    "floor" => floor,
                                     _ => call,
                                 };
                             }
@@ -281,6 +288,12 @@ fn bench(c: &mut Criterion) {
                         }
                     })
                 });
+            }
+            let pairs = pairs.into_inner().unwrap();
+            if !pairs.is_empty() {
+                let line = paired_medians(&pairs);
+                eprintln!("{line}");
+                memory.push(line);
             }
         }
         group.bench_function(format!("tools_list/{n}"), |b| {
@@ -319,6 +332,25 @@ fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let _ = std::fs::create_dir_all(&root);
     let _ = std::fs::write(root.join("serve-memory.txt"), memory.join("\n") + "\n");
+}
+
+/// The medians of the alternated `(call, floor)` round trips, and of each
+/// pair's ratio, as a line of the report.
+fn paired_medians(pairs: &[(std::time::Duration, std::time::Duration)]) -> String {
+    fn median(mut values: Vec<f64>) -> f64 {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    }
+    let micros = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    let call = median(pairs.iter().map(|p| micros(p.0)).collect());
+    let floor = median(pairs.iter().map(|p| micros(p.1)).collect());
+    let ratio = median(pairs.iter().map(|p| micros(p.0) / micros(p.1)).collect());
+    format!(
+        "serve_http/paired medians over {} alternated pairs: activate_skill {call:.1} µs, \
+         floor {floor:.1} µs; call / floor {:.2}, median of the pairs' ratios {ratio:.2}",
+        pairs.len(),
+        call / floor
+    )
 }
 
 /// The floor: reqwest's round trip to a minimal axum endpoint on 127.0.0.1

@@ -7,7 +7,8 @@
 //! params` here, as the other methods' wrong params get it from the server.
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorCode, JsonRpcMessage, PaginatedRequestParams,
+    CallToolRequest, ClientJsonRpcMessage, ClientRequest, ErrorCode, JsonRpcMessage,
+    JsonRpcRequest, PaginatedRequestParams,
 };
 use serde_json::{Value, json};
 
@@ -36,6 +37,9 @@ pub(super) fn read(bytes: &[u8]) -> Read {
     // rmcp's message type takes only an object with `"jsonrpc": "2.0"`, so a
     // message it reads is one the checks below would pass: one parse for a
     // well-formed message, the diagnosis only for a malformed one.
+    if let Some(message) = tool_call(bytes) {
+        return Read::Message(Box::new(message));
+    }
     if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         if let Some(answer) = dropped_params(&message, bytes) {
             return Read::InvalidParams { answer };
@@ -79,6 +83,25 @@ pub(super) fn read(bytes: &[u8]) -> Read {
         ),
         notification,
     }
+}
+
+/// `bytes` read as a `tools/call` request, when that is what they are.
+///
+/// The request a client sends most, read as itself: rmcp's `ClientRequest`
+/// tries its methods one by one, making an error (a formatted message) for
+/// each one the request is not, which made reading a `tools/call` the
+/// largest part of what the server spent on an activation over HTTP. The
+/// request type is the one that `ClientRequest` reads for `tools/call`,
+/// so the message is the same; anything it does not read (another method,
+/// a malformed message) goes the general way.
+fn tool_call(bytes: &[u8]) -> Option<ClientJsonRpcMessage> {
+    memchr::memmem::find(bytes, b"\"tools/call\"")?;
+    let request = serde_json::from_slice::<JsonRpcRequest<CallToolRequest>>(bytes).ok()?;
+    Some(JsonRpcMessage::Request(JsonRpcRequest {
+        jsonrpc: request.jsonrpc,
+        id: request.id,
+        request: ClientRequest::CallToolRequest(request.request),
+    }))
 }
 
 /// Whether `message` opens a `subscriptions/listen` stream.
@@ -189,6 +212,38 @@ mod tests {
         }
         assert_eq!(refused(b"{\"id\": 3}")["id"], 3);
         assert_eq!(refused(b"{\"id\": [3]}")["id"], Value::Null);
+    }
+
+    #[test]
+    fn a_tool_call_is_read_as_the_general_way_reads_it() {
+        for line in [
+            &br#"{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "activate_skill", "arguments": {"name": "k:s", "arguments": "x"}}}"#[..],
+            br#"{"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "t", "_meta": {"progressToken": 3}}}"#,
+            br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "task": {"ttl": 5}}}"#,
+        ] {
+            let fast = tool_call(line).expect("read as a tool call");
+            let general = serde_json::from_slice::<ClientJsonRpcMessage>(line).unwrap();
+            assert_eq!(
+                serde_json::to_value(&fast).unwrap(),
+                serde_json::to_value(&general).unwrap()
+            );
+            let Read::Message(read) = read(line) else {
+                panic!("not read")
+            };
+            assert!(matches!(*read, JsonRpcMessage::Request(ref r)
+                if matches!(r.request, ClientRequest::CallToolRequest(_))));
+        }
+        // Another method naming `tools/call` in its params, and a tool call
+        // that is not one, go the general way, which tells what they are.
+        let prompt = br#"{"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "p", "arguments": {"x": "tools/call"}}}"#;
+        assert!(tool_call(prompt).is_none());
+        assert!(matches!(read(prompt), Read::Message(m)
+            if matches!(*m, JsonRpcMessage::Request(ref r)
+                if matches!(r.request, ClientRequest::GetPromptRequest(_)))));
+        let wrong = br#"{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"arguments": "no"}}"#;
+        assert!(tool_call(wrong).is_none());
+        let notification = br#"{"jsonrpc": "2.0", "method": "tools/call"}"#;
+        assert!(tool_call(notification).is_none());
     }
 
     #[test]
