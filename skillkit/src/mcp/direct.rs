@@ -163,8 +163,11 @@ pub(super) async fn answer(
         Ok(result) => JsonRpcMessage::response(result, request_id),
         Err(error) => JsonRpcMessage::error(error, Some(request_id)),
     };
-    Ok(match serde_json::to_vec(&answer) {
-        Ok(body) => (
+    // Room for a typical answer (an activated skill is a few KB) from the
+    // start, where `to_vec` grows from 128 bytes, copying at each doubling.
+    let mut body = Vec::with_capacity(ANSWER_CAPACITY);
+    Ok(match serde_json::to_writer(&mut body, &answer) {
+        Ok(()) => (
             StatusCode::OK,
             [(header::CONTENT_TYPE, "application/json")],
             body,
@@ -176,6 +179,9 @@ pub(super) async fn answer(
         }
     })
 }
+
+/// The bytes set aside for an answer before it is serialized.
+const ANSWER_CAPACITY: usize = 16 << 10;
 
 /// Whether `request` is answered here, sent as rmcp would take
 /// it (JSON, accepting both JSON and an event stream), without anything
