@@ -29,7 +29,8 @@ const LISTINGS: usize = 1024;
 
 /// A value read from the files and folders whose fingerprints it keeps.
 struct Entry<V> {
-    proofs: Box<[(Arc<Path>, Fingerprint)]>,
+    /// Shared, so a lookup takes them out of the lock without a copy.
+    proofs: Arc<[(Arc<Path>, Fingerprint)]>,
     value: V,
     weight: usize,
     /// Which insertion made it (its appearance in the order).
@@ -98,7 +99,7 @@ impl<V: Clone> Memo<V> {
         value: V,
         weight: usize,
     ) {
-        let proofs: Option<Box<[_]>> = proofs
+        let proofs: Option<Arc<[_]>> = proofs
             .into_iter()
             .map(|(path, proof)| proof.map(|p| (path, p)))
             .collect();
