@@ -5,6 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::fields::Fields;
+use crate::layout::Stamp;
 use crate::{Diagnostic, frontmatter, name};
 
 thread_local! {
@@ -293,8 +294,27 @@ impl SkillDocument {
 /// assert!(skillkit_parser::skill::read_body("/no/such/SKILL.md".as_ref()).is_err());
 /// ```
 pub fn read_body(path: &Path) -> Result<String, Diagnostic> {
-    let bytes = crate::read_file(path)?;
-    body_of(&bytes).map_err(|d| d.with_path(path))
+    read_body_stamped(path).map(|(body, _)| body)
+}
+
+/// [`read_body`], with the [`Stamp`] of the file it read (taken on the open
+/// handle): what a cache of bodies keeps to tell, later, that the file is
+/// unchanged.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("SKILL.md");
+/// use skillkit_parser::layout::Stamp;
+/// std::fs::write(&path, "---\nname: a\ndescription: d\n---\nBody").unwrap();
+/// let (body, stamp) = skillkit_parser::skill::read_body_stamped(&path).unwrap();
+/// assert_eq!(body, "Body");
+/// assert_eq!(Some(stamp), Stamp::of(&path));
+/// ```
+pub fn read_body_stamped(path: &Path) -> Result<(String, Stamp), Diagnostic> {
+    let (file, meta) = crate::open_file(path).map_err(|e| crate::cannot_read(path, &e))?;
+    let bytes = crate::read_open_file(file, meta.len(), path)?;
+    let body = body_of(&bytes).map_err(|d| d.with_path(path))?;
+    Ok((body, Stamp::from_metadata(&meta)))
 }
 
 /// The first `limit` bytes of the body of the `SKILL.md` at `path` (all of

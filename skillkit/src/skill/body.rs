@@ -8,7 +8,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use skillkit_parser::Diagnostic;
-use skillkit_parser::layout::Stamp;
 
 use super::memo;
 
@@ -267,13 +266,9 @@ fn read_file(path: &Arc<Path>) -> Result<Arc<str>, Diagnostic> {
     }
     // Taken before the read: an edit after it gets a later mtime.
     let read_at = SystemTime::now();
-    let (file, meta) =
-        skillkit_parser::open_file(path).map_err(|e| skillkit_parser::cannot_read(path, &e))?;
-    let bytes = skillkit_parser::read_open_file(file, meta.len(), path)?;
-    let text: Arc<str> = skillkit_parser::skill::body_of(&bytes)
-        .map_err(|d| d.with_path(path))?
-        .into();
-    let proof = Stamp::from_metadata(&meta).proof(read_at);
+    let (text, stamp) = skillkit_parser::skill::read_body_stamped(path)?;
+    let text: Arc<str> = text.into();
+    let proof = stamp.proof(read_at);
     memo::BODIES.keep(
         path,
         vec![(Arc::clone(path), proof)],
