@@ -163,10 +163,15 @@ fn two_ctrl_c_at_the_prompt_exit() {
     );
     let mut session = chat(dir.path(), "[]");
     session.exp_string("> ").unwrap();
+    // Each Ctrl-C once the prompt reads keys: one typed while no line is
+    // read (the editor of the next line not in raw mode yet) is a SIGINT,
+    // not a key at the prompt.
+    until_reading_keys(&session);
     session.send_control('c').unwrap();
     session
         .exp_string("(Ctrl-C again or /quit to leave)")
         .unwrap();
+    until_reading_keys(&session);
     session.send_control('c').unwrap();
     session.exp_eof().unwrap();
     match session.process.wait().unwrap() {
