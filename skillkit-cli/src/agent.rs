@@ -69,10 +69,11 @@ pub async fn start(
         options = options.mcp_server(name, endpoint);
     }
     let scripts = args.allow_scripts.then(Sandbox::current);
-    if scripts.is_some() {
+    if let Some(sandbox) = &scripts {
+        check_sandbox(sandbox, args.allow_weaker_sandbox)?;
         // The terminal policy above asks every script call (unless
         // `--allow`ed), so the scripts' own policy adds no second question.
-        options = options.scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+        options = options.scripts(script_options(args.allow_weaker_sandbox));
     }
     let agent = start_agent(Arc::clone(&definition), options)
         .map_err(|e| Failure::failed(crate::explain::agent(&e)))?;
@@ -83,6 +84,41 @@ pub async fn start(
         model: shown,
         scripts,
     })
+}
+
+/// With `--allow-scripts`: refuses to start where the kernel cannot put up
+/// every layer of the script sandbox, unless `--allow-weaker-sandbox`.
+pub fn check_sandbox(sandbox: &Sandbox, weaker: bool) -> Result<(), Failure> {
+    if sandbox.is_full() || weaker {
+        return Ok(());
+    }
+    Err(Failure::failed(format!(
+        "--allow-scripts: the script sandbox is incomplete here ({}); run where every layer is \
+         available (Linux with user namespaces, Landlock and seccomp), or pass \
+         --allow-weaker-sandbox to run scripts with only: {}",
+        sandbox.missing().join("; "),
+        match sandbox.layers() {
+            [] => "nothing".to_owned(),
+            layers => layers
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    )))
+}
+
+/// The options scripts run with from the command line: every call allowed
+/// by the scripts' own policy (the caller's policy decides), the trust
+/// store hidden from them too.
+pub fn script_options(weaker: bool) -> ScriptOptions {
+    let mut options = ScriptOptions::new()
+        .approval(ApprovalPolicy::allow_all())
+        .allow_weaker_sandbox(weaker);
+    if let Ok(store) = crate::trust::store() {
+        options = options.hide(store.file());
+    }
+    options
 }
 
 /// The root agent of the kit in `dir` (its AGENT.md), or an agent over the

@@ -99,11 +99,16 @@ pub struct AgentArgs {
     allow: Vec<String>,
     /// Offer the model `run_skill_script`: it runs a script inside a skill's
     /// folder (python3, bash, sh, node) in a temporary working folder, with a
-    /// scrubbed environment, a 60 s timeout and, on Linux, a Landlock sandbox
-    /// (writes only in that folder, no TCP). Every call asks first unless
-    /// `--allow run_skill_script`.
+    /// scrubbed environment, a 60 s timeout and, on Linux, the script sandbox
+    /// (namespaces, Landlock, seccomp: writes only in that folder, no
+    /// network, no view of other processes, nothing left running). Every
+    /// call asks first unless `--allow run_skill_script`.
     #[arg(long)]
     allow_scripts: bool,
+    /// With --allow-scripts: run scripts even where the kernel cannot put up
+    /// every layer of the sandbox (the layers in force are printed).
+    #[arg(long, requires = "allow_scripts")]
+    allow_weaker_sandbox: bool,
     /// MCP servers: their tools are the agent's, as `NAME__TOOL` (NAME: the
     /// program's or the URL host's name), each call asked first unless
     /// `--allow NAME__*`; their skills are the agent's too (untrusted: their

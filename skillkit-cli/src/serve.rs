@@ -8,9 +8,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use skillkit::agent::ApprovalPolicy;
+use skillkit::agent::{Approval, ApprovalPolicy};
 use skillkit::mcp::{HTTP_PATH, HttpOptions, McpServer};
-use skillkit::script::{Sandbox, ScriptOptions};
+use skillkit::script::Sandbox;
 
 use crate::Global;
 use crate::failure::Failure;
@@ -53,13 +53,22 @@ pub struct ServeArgs {
     /// 0: only when a client asks.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     watch_interval: f64,
-    /// Also offer `run_skill_script`: a client may run any script inside a
-    /// served skill's folder (python3, bash, sh, node) in one temporary
-    /// working folder, with a scrubbed environment, a 60 s timeout and, on
-    /// Linux, a Landlock sandbox (writes only in that folder, no TCP). MCP
-    /// has no approval of its own: the client's approval is the only one.
+    /// Also offer `run_skill_script` (a script inside a served skill's
+    /// folder: python3, bash, sh, node, in one temporary working folder,
+    /// with a scrubbed environment, a 60 s timeout and, on Linux, the
+    /// script sandbox), and run the `!`command`` lines of a skill's file
+    /// when it is activated. Nothing runs unless `--allow run_skill_script`
+    /// too: over MCP there is no one to ask.
     #[arg(long)]
     allow_scripts: bool,
+    /// With --allow-scripts: run scripts and `!`command`` lines without
+    /// asking (`--allow run_skill_script`; the only tool name this takes).
+    #[arg(long = "allow", value_name = "TOOL", requires = "allow_scripts", value_parser = clap::builder::PossibleValuesParser::new([skillkit::script::RUN_SKILL_SCRIPT]))]
+    allow: Vec<String>,
+    /// With --allow-scripts: run scripts even where the kernel cannot put up
+    /// every layer of the sandbox (the layers in force are printed).
+    #[arg(long, requires = "allow_scripts")]
+    allow_weaker_sandbox: bool,
 }
 
 /// `skillkit serve [PATH...] [--each] [--github SOURCE]... [--http ADDR]`.
@@ -95,11 +104,23 @@ pub fn run(
     };
     let mut server = McpServer::new(builder.build());
     if args.allow_scripts {
+        let sandbox = Sandbox::current();
+        crate::agent::check_sandbox(&sandbox, args.allow_weaker_sandbox)?;
+        let allowed = !args.allow.is_empty();
         err!(
-            "scripts enabled (run_skill_script); sandbox: {}",
-            Sandbox::current()
+            "scripts enabled (run_skill_script, !`command` lines){}; sandbox: {sandbox}",
+            match allowed {
+                true => "",
+                false => ", but nothing runs until --allow run_skill_script",
+            }
         );
-        server = server.scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));
+        // MCP cannot ask: a policy that asks refuses every call.
+        let approval = match allowed {
+            true => ApprovalPolicy::allow_all(),
+            false => ApprovalPolicy::new(|_| Approval::Ask),
+        };
+        server = server
+            .scripts(crate::agent::script_options(args.allow_weaker_sandbox).approval(approval));
     }
     let server = server.watch(watch);
     match &args.http {

@@ -198,6 +198,54 @@ fn allow_scripts_offers_run_skill_script_which_asks_first() {
     );
 }
 
+/// A `!`command`` smuggled in through activation arguments never runs,
+/// even with scripts allowed: commands come from the skill's file only.
+/// The script sandbox's layers are stated in the `--json` results.
+#[test]
+fn a_command_in_activation_arguments_does_not_run() {
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("helper/skills/innocent/SKILL.md"),
+        "---\nname: innocent\ndescription: Greets.\n---\nGreet $ARGUMENTS.\n",
+    );
+    write(
+        &fixture.path("helper/skills/greet/scripts/hello.py"),
+        "print('hello')\n",
+    );
+    let script = r#"[
+        {"tool_calls": [{"name": "activate_skill", "input": {"name": "helper:innocent", "arguments": "hello !`echo INJECTED; uname -a`"}}]},
+        {"tool_calls": [{"name": "run_skill_script", "input": {"skill": "helper:greet", "script": "scripts/hello.py"}}]},
+        {"text": "Done."}
+    ]"#;
+    let model = fixture.script(script);
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "Greet", "--model", &model])
+        .args(["--allow-scripts", "--allow", "run_skill_script", "--json"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = text(&out.stdout);
+    let results: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2, "{stdout}");
+    let activated = results[0]["content"].as_str().unwrap();
+    assert!(
+        activated.contains("Greet hello !`echo INJECTED; uname -a`."),
+        "{activated}"
+    );
+    assert!(!stdout.contains("Linux"), "the command ran: {stdout}");
+    let ran = results[1]["content"].as_str().unwrap();
+    assert!(ran.contains("exit code: 0"), "{ran}");
+    // The report names the layers in force, and only those.
+    let sandbox = skillkit::script::Sandbox::current();
+    assert!(ran.contains(&format!("sandbox: {sandbox}")), "{ran}");
+}
+
 #[test]
 fn without_a_key_run_is_offline_and_says_so() {
     let fixture = Fixture::new();

@@ -4,6 +4,8 @@
 
 mod serve_support;
 
+use std::path::Path;
+
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, ErrorCode, GetPromptRequestParams, PaginatedRequestParams,
@@ -391,13 +393,30 @@ async fn a_skill_edited_on_disk_is_notified_over_stdio() {
     client.cancel().await.unwrap();
 }
 
-/// `--allow-scripts` adds `run_skill_script`, which runs a served skill's
-/// script (the client's approval is the only one); without it there is no
-/// such tool.
+/// `--allow-scripts` adds `run_skill_script` and turns on a skill's
+/// `!`command`` lines, but over MCP there is no one to ask: nothing runs
+/// until the operator allows it by name (`--allow run_skill_script`). Then
+/// a script runs, the file's own commands run, and a command smuggled in
+/// through the arguments never does. `activate_skill` claims to be
+/// read-only only where it cannot run anything.
 #[tokio::test]
-async fn allow_scripts_offers_run_skill_script() {
+async fn scripts_run_over_mcp_only_when_the_operator_allows_them() {
     let dir = kit();
     let notes = dir.path().join("notes");
+    write(
+        &notes.join("skills/dated/SKILL.md"),
+        "---\nname: dated\ndescription: Dated.\n---\nToday: !`echo today-$((20+6))`. For $ARGUMENTS.\n",
+    );
+    let marker = dir.path().join("INJECTED");
+    let injected = format!("hello !`touch {}; echo INJECTED`", marker.display());
+    let read_only = |tools: &[rmcp::model::Tool], name: &str| {
+        tools
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.annotations.as_ref())
+            .and_then(|a| a.read_only_hint)
+    };
+
     let plain = serve(&[&notes]).await;
     let missing = plain
         .call_tool({
@@ -409,18 +428,18 @@ async fn allow_scripts_offers_run_skill_script() {
         })
         .await;
     assert!(missing.is_err(), "{missing:?}");
+    let tools = plain.list_all_tools().await.unwrap();
+    assert_eq!(read_only(&tools, "activate_skill"), Some(true));
+    let body =
+        text(&call(&plain, "activate_skill", json!({"name": "notes:dated"})).await).to_owned();
+    assert!(body.contains("Today: !`echo today-$((20+6))`."), "{body}");
     plain.cancel().await.unwrap();
 
-    let client = serve(&[&notes, std::path::Path::new("--allow-scripts")]).await;
-    let tools: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let offered = serve(&[&notes, Path::new("--allow-scripts")]).await;
+    let tools = offered.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
-        tools,
+        names,
         [
             "activate_skill",
             "list_skills",
@@ -428,6 +447,38 @@ async fn allow_scripts_offers_run_skill_script() {
             "run_skill_script"
         ]
     );
+    assert_eq!(read_only(&tools, "activate_skill"), None);
+    assert_eq!(read_only(&tools, "run_skill_script"), None);
+    let refused = call(
+        &offered,
+        "run_skill_script",
+        json!({"skill": "notes:search", "script": "scripts/find.sh"}),
+    )
+    .await;
+    assert!(
+        failure(&refused).contains("--allow run_skill_script"),
+        "{refused:?}"
+    );
+    let body = text(
+        &call(
+            &offered,
+            "activate_skill",
+            json!({"name": "notes:dated", "arguments": injected}),
+        )
+        .await,
+    )
+    .to_owned();
+    assert!(body.contains("was not run"), "{body}");
+    assert!(!body.contains("today-26"), "{body}");
+    offered.cancel().await.unwrap();
+
+    let client = serve(&[
+        &notes,
+        Path::new("--allow-scripts"),
+        Path::new("--allow"),
+        Path::new("run_skill_script"),
+    ])
+    .await;
     let ran = call(
         &client,
         "run_skill_script",
@@ -441,6 +492,18 @@ async fn allow_scripts_offers_run_skill_script() {
         "{}",
         text(&ran)
     );
+    let body = text(
+        &call(
+            &client,
+            "activate_skill",
+            json!({"name": "notes:dated", "arguments": injected}),
+        )
+        .await,
+    )
+    .to_owned();
+    assert!(body.contains("Today: today-26."), "{body}");
+    assert!(body.contains(&format!("For {injected}.")), "{body}");
+    assert!(!marker.exists(), "the command in the arguments ran");
     let escaped = call(
         &client,
         "run_skill_script",

@@ -24,6 +24,7 @@ pub(crate) use files::resolve_file;
 pub(crate) use files::resolve_folder;
 pub(crate) use more::{Maps, More};
 pub use render::Arguments;
+pub(crate) use render::Piece;
 
 use more::{EXTRA, METADATA};
 
@@ -561,11 +562,19 @@ impl Skill {
     /// ```
     pub fn render(&self, arguments: &str, session_id: Option<&str>) -> Result<String, BodyError> {
         let body = self.body.read()?;
-        Ok(render::render(
-            &body,
-            self.dir(),
-            &Arguments::parse(arguments),
-            session_id,
-        ))
+        Ok(self.render_pieces(&[Piece::Template(&body)], arguments, session_id))
+    }
+
+    /// `pieces` of this skill's body (read already) rendered as
+    /// [`render`](Self::render) renders a body: tokens substituted in the
+    /// [`Piece::Template`]s only, [`Piece::Inert`] text (what a
+    /// `` !`command` `` printed) inserted as it is.
+    pub(crate) fn render_pieces(
+        &self,
+        pieces: &[Piece<'_>],
+        arguments: &str,
+        session_id: Option<&str>,
+    ) -> String {
+        render::render(pieces, self.dir(), &Arguments::parse(arguments), session_id)
     }
 }

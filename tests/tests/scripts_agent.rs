@@ -216,13 +216,105 @@ async fn dynamic_context_runs_only_where_scripts_are_enabled() {
 }
 
 /// Whether process `pid` is gone (or a zombie nobody reaped yet).
-fn dead(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+/// Arguments are inserted after the skill's own commands ran, as inert
+/// text: a `!`command`` in them (written by the model, a page it read, or
+/// an MCP client) is never run, in a body with no command or with one, and
+/// nothing a command printed is taken for a token.
+#[tokio::test]
+async fn a_command_in_the_arguments_is_never_run() {
+    let kit = kit();
+    let skills = kit.work.parent().unwrap().join("kit/skills");
+    for (name, body) in [
+        ("innocent", "Greet $ARGUMENTS politely.\n"),
+        (
+            "dated",
+            "Today: !`echo today-$((20+6))`. Greet $0 and ${CLAUDE_SESSION_ID}.\n",
+        ),
+        ("echoes", "Printed: !`printf '%s' '$ARGUMENTS'`.\n"),
+    ] {
+        std::fs::create_dir_all(skills.join(name)).unwrap();
+        std::fs::write(
+            skills.join(name).join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: d.\n---\n{body}"),
+        )
+        .unwrap();
     }
+    let marker = kit.work.join("INJECTED");
+    let injected = format!("hello !`touch {}; echo INJECTED`", marker.display());
+    let script = Scripted::new();
+    for (id, name) in [
+        ("c1", "kit:innocent"),
+        ("c2", "kit:dated"),
+        ("c3", "kit:echoes"),
+    ] {
+        script.push(Reply::ToolCalls {
+            text: String::new(),
+            calls: vec![ToolCall::new(
+                id,
+                "activate_skill",
+                json!({"name": name, "arguments": injected}),
+            )],
+        });
+    }
+    script.push(Reply::Text("Ok.".into()));
+    let allowed = options(kit.catalog.clone(), &script).scripts(
+        ScriptOptions::new()
+            .working_dir(&kit.work)
+            .approval(ApprovalPolicy::allow_all()),
+    );
+    let mut agent = start_agent(lead(), allowed).unwrap();
+    let (_, events) = ask(&mut agent, "Greet.").await;
+    let results = outcomes(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(!marker.exists(), "the command in the arguments ran");
+    // The arguments are there as written, command and all.
+    assert!(
+        results[0]
+            .content
+            .contains(&format!("Greet {injected} politely.")),
+        "{}",
+        results[0].content
+    );
+    // The author's command ran; the arguments around it stayed text.
+    assert!(
+        results[1].content.contains("Today: today-26."),
+        "{}",
+        results[1].content
+    );
+    assert!(
+        results[1].content.contains("Greet hello and "),
+        "{}",
+        results[1].content
+    );
+    // A command that prints a token: its output is not substituted.
+    assert!(
+        results[2].content.contains("Printed: $ARGUMENTS."),
+        "{}",
+        results[2].content
+    );
+    for result in &results {
+        assert!(!result.content.contains("\nINJECTED"), "{}", result.content);
+    }
+}
+
+/// Whether a live process of this machine runs a command line holding
+/// `marker` (a script's processes run in a PID namespace of their own, so
+/// the pids they see are not this machine's).
+fn runs(marker: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .any(|pid| {
+            let alive = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                !stat
+                    .rsplit_once(')')
+                    .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+            });
+            alive
+                && std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
 }
 
 /// Stopping the agent drops the script's call, which kills its process
@@ -233,7 +325,7 @@ async fn stopping_the_agent_kills_the_script() {
     let tool = kit.work.parent().unwrap().join("kit/skills/tool/scripts");
     std::fs::write(
         tool.join("hang.sh"),
-        "sleep 300 &\necho $! > \"$HOME/pid\"\nwait\n",
+        "sleep 300.601 &\necho started > \"$HOME/started\"\nwait\n",
     )
     .unwrap();
     let script = Scripted::new();
@@ -246,23 +338,17 @@ async fn stopping_the_agent_kills_the_script() {
     );
     let mut agent = start_agent(lead(), allowed).unwrap();
     agent.send_message("Hang.").unwrap();
-    let pid_file = kit.work.join("pid");
-    let pid = support::within("the script's child", async {
-        loop {
-            if let Ok(pid) = std::fs::read_to_string(&pid_file)
-                && let Ok(pid) = pid.trim().parse::<u32>()
-            {
-                return pid;
-            }
+    let started = kit.work.join("started");
+    support::within("the script's child", async {
+        while !started.exists() || !runs("300.601") {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     })
     .await;
-    assert!(!dead(pid));
     agent.stop();
     support::until_end(&mut agent).await;
     support::within("the child killed", async {
-        while !dead(pid) {
+        while runs("300.601") {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     })

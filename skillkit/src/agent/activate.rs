@@ -67,23 +67,21 @@ impl Activatable {
     }
 
     /// The skill `activate_skill {name, arguments}` names (an input that
-    /// fits [`definition`]'s schema) and its body rendered with the
-    /// arguments (fetched first when a server keeps it:
-    /// [`Body::load`](crate::skill::Body::load)); `Err` with what to do when
-    /// there is no such skill or its body cannot be had.
-    pub(crate) async fn render(
+    /// fits [`definition`]'s schema), its body loaded (fetched first when a
+    /// server keeps it: [`Body::load`](crate::skill::Body::load)), and the
+    /// arguments; `Err` with what to do when there is no such skill or its
+    /// body cannot be had. The caller renders the body, after running its
+    /// `` !`command` ``s if at all, so that nothing the arguments hold is
+    /// ever taken for a command.
+    pub(crate) async fn load<'i>(
         &self,
-        input: &Value,
-        session_id: Option<&str>,
-    ) -> Result<(&Arc<Skill>, String), String> {
+        input: &'i Value,
+    ) -> Result<(&Arc<Skill>, &'i str), String> {
         let name = input.get("name").and_then(Value::as_str).unwrap_or("");
         let arguments = input.get("arguments").and_then(Value::as_str).unwrap_or("");
         let skill = self.find(name)?;
         skill.body.load().await.map_err(|e| e.to_string())?;
-        let body = skill
-            .render(arguments, session_id.filter(|s| !s.is_empty()))
-            .map_err(|e| e.to_string())?;
-        Ok((skill, body))
+        Ok((skill, arguments))
     }
 
     /// The skill of full name `name`, if it is one of these; `Err` with what

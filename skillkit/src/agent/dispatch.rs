@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::agent::run::AgentRun;
-use crate::agent::script::Scripts;
+use crate::agent::script::{self, Scripts};
 use crate::agent::toolset::{Found, Target, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentPath, Approval, Decision, EventKind, InputKind, InputRequest, ToolRequest,
@@ -140,19 +140,20 @@ pub(crate) async fn run(
     }
     let (skill, tool, kit_metadata) = match found.target {
         Target::Activate => {
-            let (skill, body) = tools
-                .activatable
-                .render(&call.input, host.session_id())
-                .await?;
-            // `!`command`` runs only where scripts are enabled.
-            let body = match host.scripts() {
+            let (skill, arguments) = tools.activatable.load(&call.input).await?;
+            let written = skill.body.read().map_err(|e| e.to_string())?;
+            // `!`command`` runs only where scripts are enabled, and only as
+            // the file has it: the arguments and the other values are
+            // substituted afterwards, around what the commands printed.
+            let outputs = match host.scripts() {
                 Some(scripts) => {
                     let always_ask = tools.untrusted.contains(skill.name.as_ref());
-                    crate::agent::script::expand(body, skill, scripts, host, &call.id, always_ask)
-                        .await
+                    script::expand(&written, skill, scripts, host, &call.id, always_ask).await
                 }
-                None => body,
+                None => Vec::new(),
             };
+            let session = host.session_id().filter(|s| !s.is_empty());
+            let body = skill.render_pieces(&script::pieces(&written, &outputs), arguments, session);
             if let Some(allowed) = tools.grants.get(skill.name.as_ref()) {
                 host.grant(allowed);
             }

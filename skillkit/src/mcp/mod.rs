@@ -20,7 +20,9 @@
 //!   agent runtime's path: its input checked against the tool's schema, the
 //!   tool stopped after [`McpServer::tool_timeout`], a tool that asks for a
 //!   decision answered with an error result (the server cannot ask back);
-//!   The three own tools are annotated `readOnlyHint: true`; `list_skills`
+//!   `list_skills` and `read_skill_file` are annotated `readOnlyHint: true`,
+//!   as `activate_skill` is unless scripts are enabled (then an activation
+//!   runs the skill's `` !`command` ``s); `list_skills`
 //!   has an `outputSchema` and returns `structuredContent`;
 //! * prompts: one per skill, named safely for slash-command menus (the full
 //!   name under the agent's wire-name rule, `files:read` → `files_read`,
@@ -282,10 +284,12 @@ impl McpServer {
 
     /// Offers `run_skill_script {skill, script, args, stdin}` too, running a
     /// script of any served skill as `options` say (see [`crate::agent::script`]);
-    /// scripts share one working folder for the server's life. MCP has no
-    /// way to ask back, so [`ScriptOptions::approval`] must allow (the
-    /// client's approval is then the only one): a call it asks about is an
-    /// error result. Call it before [`watch`](Self::watch).
+    /// scripts share one working folder for the server's life, and an
+    /// activation runs the skill's `` !`command` ``s (each as its file has
+    /// it). MCP has no way to ask back, so nothing runs unless
+    /// [`ScriptOptions::approval`] allows it: the default asks, and a call it
+    /// asks about is an error result saying the operator did not allow it.
+    /// Call it before [`watch`](Self::watch).
     ///
     /// ```
     /// use skillkit::agent::ApprovalPolicy;

@@ -1,8 +1,10 @@
 //! The server's tools: `list_skills`, `activate_skill`, `read_skill_file`,
 //! and each executable skill as a tool of its own, under a wire-safe name.
-//! The server's three own tools only read, and say so (`readOnlyHint`);
-//! an executable skill's tool and `run_skill_script` carry no annotation,
-//! since nothing tells what they do. `list_skills` declares its result
+//! `list_skills` and `read_skill_file` only read, and say so
+//! (`readOnlyHint`), as `activate_skill` does where scripts are not enabled;
+//! where they are, an activation runs the skill's `` !`command` ``s, so it
+//! claims nothing, as an executable skill's tool and `run_skill_script` do:
+//! nothing tells what they do. `list_skills` declares its result
 //! (`outputSchema`) and returns it as `structuredContent`, `{"skills":
 //! [...]}`, besides the text (the JSON list) models read.
 //! The set is the agent runtime's ([`ToolSet`], built once per change of the
@@ -21,7 +23,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::agent::script::Scripts;
+use crate::agent::script::{RUN_SKILL_SCRIPT, Scripts};
 use crate::agent::{
     ACTIVATE_SKILL, AgentDefinition, AgentPath, Approval, DEFAULT_SEARCH_LIMIT, Decision, Host,
     InputKind, MAX_SEARCH_LIMIT, ToolRequest, ToolScope, ToolSet, run_tool, search_wanted,
@@ -80,6 +82,7 @@ pub(super) fn scope(scripts: bool) -> ToolScope<'static> {
 
 /// Every tool of `tools`, sorted by name.
 pub(super) fn definitions(tools: &ToolSet) -> Vec<Tool> {
+    let scripts = tools.find(RUN_SKILL_SCRIPT).is_some();
     tools
         .definitions
         .iter()
@@ -95,7 +98,12 @@ pub(super) fn definitions(tools: &ToolSet) -> Vec<Tool> {
                 _ => tool,
             };
             let tool = match def.name.as_str() {
-                LIST_SKILLS | ACTIVATE_SKILL | READ_SKILL_FILE => {
+                LIST_SKILLS | READ_SKILL_FILE => {
+                    tool.with_annotations(ToolAnnotations::new().read_only(true))
+                }
+                // Where scripts are enabled, an activation runs the skill's
+                // `!`command``s: nothing tells what they do.
+                ACTIVATE_SKILL if !scripts => {
                     tool.with_annotations(ToolAnnotations::new().read_only(true))
                 }
                 _ => tool,
@@ -180,6 +188,13 @@ impl Host for Server<'_> {
     }
 
     async fn ask(&self, request: &ToolRequest, _: InputKind) -> Result<Decision, String> {
+        if request.name == RUN_SKILL_SCRIPT {
+            return Err(format!(
+                "this server's operator has not allowed `{RUN_SKILL_SCRIPT}`, and there is no \
+                 one to ask over MCP, so nothing was run (the operator allows it with \
+                 `skillkit serve --allow {RUN_SKILL_SCRIPT}`)"
+            ));
+        }
         Err(format!(
             "`{}` asks for a decision before it goes on, which this server cannot ask over MCP",
             request.name

@@ -145,46 +145,71 @@ fn token(rest: &str) -> Option<(Token, usize)> {
     None
 }
 
+/// A piece of a body to render: template text, whose tokens are
+/// substituted, or inert text (what a `` !`command` `` printed), inserted as
+/// it is and never scanned for tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Piece<'a> {
+    /// Text the skill's author wrote: its tokens are substituted.
+    Template(&'a str),
+    /// Text from elsewhere: inserted unchanged.
+    Inert(&'a str),
+}
+
 pub(super) fn render(
-    body: &str,
+    pieces: &[Piece<'_>],
     dir: Option<&std::path::Path>,
     arguments: &Arguments,
     session_id: Option<&str>,
 ) -> String {
     let dir = dir.map(|d| d.display().to_string());
-    let mut out = String::with_capacity(body.len() + arguments.raw().len());
+    let size: usize = pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Template(t) | Piece::Inert(t) => t.len(),
+        })
+        .sum();
+    let mut out = String::with_capacity(size + arguments.raw().len());
     let mut used_arguments = false;
-    let mut rest = body;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let replacement = token(after).and_then(|(token, len)| {
-            let text = match token {
-                Token::All => {
-                    used_arguments = true;
-                    Some(arguments.raw())
-                }
-                Token::Index(i) => arguments.words().get(i).map(|w| {
-                    used_arguments = true;
-                    w.as_str()
-                }),
-                Token::SkillDir => dir.as_deref(),
-                Token::SessionId => session_id,
-            };
-            text.map(|t| (t, len))
-        });
-        match replacement {
-            Some((text, len)) => {
+    for piece in pieces {
+        let mut rest = match piece {
+            Piece::Inert(text) => {
                 out.push_str(text);
-                rest = &after[len..];
+                continue;
             }
-            None => {
-                out.push('$');
-                rest = after;
+            Piece::Template(text) => *text,
+        };
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let replacement = token(after).and_then(|(token, len)| {
+                let text = match token {
+                    Token::All => {
+                        used_arguments = true;
+                        Some(arguments.raw())
+                    }
+                    Token::Index(i) => arguments.words().get(i).map(|w| {
+                        used_arguments = true;
+                        w.as_str()
+                    }),
+                    Token::SkillDir => dir.as_deref(),
+                    Token::SessionId => session_id,
+                };
+                text.map(|t| (t, len))
+            });
+            match replacement {
+                Some((text, len)) => {
+                    out.push_str(text);
+                    rest = &after[len..];
+                }
+                None => {
+                    out.push('$');
+                    rest = after;
+                }
             }
         }
+        out.push_str(rest);
     }
-    out.push_str(rest);
     if !used_arguments && !arguments.is_empty() {
         if !out.is_empty() {
             out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });

@@ -3,14 +3,20 @@
 //! `sh -c` through the script runner (its working folder, environment,
 //! limits and sandbox), after the approval policy and the scripts' policy
 //! allowed it; its output replaces it. Elsewhere the body stays as written.
+//!
+//! Commands are read from the body as its file has it, before any value is
+//! substituted, and what they print is inserted as inert text: arguments
+//! (which the model, a web page it read or an MCP client writes) can never
+//! become a command.
 
 use std::ffi::OsString;
+use std::ops::Range;
 
 use serde_json::{Value, json};
 
 use super::{RUN_SKILL_SCRIPT, Scripts, run::run_program};
 use crate::agent::{Approval, Decision, Host, InputKind, ToolRequest};
-use crate::skill::Skill;
+use crate::skill::{Piece, Skill};
 
 /// The `` !`command` `` spans of `body`: (start, end, command), a command
 /// being non-empty and on one line.
@@ -33,31 +39,43 @@ fn commands(body: &str) -> Vec<(usize, usize, &str)> {
     found
 }
 
-/// `body` (skill `skill`'s, rendered) with each `` !`command` `` replaced by
-/// what it printed, or by a note saying why it did not run. `call_id` is the
-/// activation's; `always_ask` (a skill of an untrusted kit): each command is
-/// asked even where the policies allow it.
+/// What each `` !`command` `` of `body` (skill `skill`'s, as its file has
+/// it: nothing substituted yet) printed, or a note saying why it did not
+/// run: the span it replaces and the text. `call_id` is the activation's;
+/// `always_ask` (a skill of an untrusted kit): each command is asked even
+/// where the policies allow it.
+///
+/// Only the author's text is scanned, so a command can come only from the
+/// file: arguments, session ids and paths are substituted later, in the
+/// text around these outputs ([`pieces`]).
 pub(crate) async fn expand(
-    body: String,
+    body: &str,
     skill: &Skill,
     scripts: &Scripts,
     host: &impl Host,
     call_id: &str,
     always_ask: bool,
-) -> String {
-    let found = commands(&body);
-    if found.is_empty() {
-        return body;
+) -> Vec<(Range<usize>, String)> {
+    let mut outputs = Vec::new();
+    for (start, end, command) in commands(body) {
+        let output = run_one(command, skill, scripts, host, call_id, always_ask).await;
+        outputs.push((start..end, output));
     }
-    let mut out = String::with_capacity(body.len());
+    outputs
+}
+
+/// `body` cut into the author's text and the `outputs` of [`expand`] that
+/// replace its commands, ready to render.
+pub(crate) fn pieces<'a>(body: &'a str, outputs: &'a [(Range<usize>, String)]) -> Vec<Piece<'a>> {
+    let mut pieces = Vec::with_capacity(outputs.len() * 2 + 1);
     let mut last = 0;
-    for (start, end, command) in found {
-        out.push_str(&body[last..start]);
-        out.push_str(&run_one(command, skill, scripts, host, call_id, always_ask).await);
-        last = end;
+    for (span, output) in outputs {
+        pieces.push(Piece::Template(&body[last..span.start]));
+        pieces.push(Piece::Inert(output));
+        last = span.end;
     }
-    out.push_str(&body[last..]);
-    out
+    pieces.push(Piece::Template(&body[last..]));
+    pieces
 }
 
 async fn run_one(

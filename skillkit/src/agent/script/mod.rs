@@ -22,17 +22,25 @@
 //!   100 ms, Linux only);
 //! * stdout and stderr kept up to [`ScriptOptions::max_output`] bytes each
 //!   (the rest is read and dropped, and the result says how much there was);
-//! * on Linux, a Landlock sandbox applied in the child before the
-//!   interpreter starts: reads anywhere, writes only in the working folder
-//!   (and `/dev/null`), TCP `connect`/`bind` denied where the kernel has
-//!   Landlock ABI 4 or later. The result says what the kernel could not
-//!   enforce.
+//! * on Linux, a sandbox of three layers put up in the child before the
+//!   interpreter starts ([`Sandbox`], described in full there): namespaces of
+//!   its own (the file system read-only outside the working folder, metadata
+//!   included; the secret places of [`ScriptOptions::hide`] empty; `/proc`
+//!   showing its own processes only; no network; no process alive after the
+//!   call, whatever it did to its session or group), Landlock (writes only
+//!   in the working folder), and a seccomp filter (no socket of any family:
+//!   only connected UNIX socket pairs between its own processes; no
+//!   `io_uring`, keyrings, mounts or namespaces). Where the kernel cannot put
+//!   up a layer, the script is not run unless
+//!   [`ScriptOptions::allow_weaker_sandbox`] says to; every result says
+//!   exactly which layers were in force.
 //!
-//! Limits to know: a process that leaves the group (`setsid`) escapes the
-//! group kill and the process count (a cgroup bounds that; Landlock cannot);
-//! the count is polled, so a fork bomb may briefly exceed it before the group
-//! is killed; UDP and UNIX sockets are not restricted by Landlock. Scripts
-//! run on Unix only; elsewhere a call is an error result saying so.
+//! Limits to know: the process count is polled, so a fork bomb may briefly
+//! exceed it before it is killed. Reads outside the hidden places stay
+//! allowed (interpreters need their libraries). Scripts run on Unix only;
+//! elsewhere a call is an error result saying so, and on Unix systems other
+//! than Linux there is no kernel sandbox (a run needs
+//! [`ScriptOptions::allow_weaker_sandbox`]).
 
 mod dynamic;
 mod interpreter;
@@ -40,7 +48,7 @@ mod run;
 mod sandbox;
 pub(crate) mod tool;
 
-pub(crate) use dynamic::expand;
+pub(crate) use dynamic::{expand, pieces};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -49,7 +57,7 @@ use std::time::Duration;
 use crate::agent::{Approval, ApprovalPolicy};
 
 pub use run::{Captured, Ending, ScriptError, ScriptOutput, run_script};
-pub use sandbox::Sandbox;
+pub use sandbox::{Layer, Sandbox};
 pub use tool::RUN_SKILL_SCRIPT;
 
 /// How long a script may run, unless set.
@@ -58,6 +66,22 @@ pub const DEFAULT_SCRIPT_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;
 /// How many processes a script's group may hold, unless set.
 pub const DEFAULT_MAX_PROCESSES: usize = 64;
+/// The places, relative to the user's home folder, that a script cannot
+/// read unless the application says otherwise ([`ScriptOptions::hidden`]):
+/// keys and the credentials of the usual command-line tools.
+pub const DEFAULT_HIDDEN: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".config/gh",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+];
 
 /// Turns on `run_skill_script` and says how scripts run.
 ///
@@ -84,6 +108,8 @@ pub struct ScriptOptions {
     pub(crate) max_output: usize,
     pub(crate) max_processes: usize,
     pub(crate) approval: ApprovalPolicy,
+    pub(crate) allow_weaker_sandbox: bool,
+    pub(crate) hidden: Vec<PathBuf>,
 }
 
 impl Default for ScriptOptions {
@@ -94,6 +120,8 @@ impl Default for ScriptOptions {
             max_output: DEFAULT_MAX_OUTPUT,
             max_processes: DEFAULT_MAX_PROCESSES,
             approval: ApprovalPolicy::new(|_| Approval::Ask),
+            allow_weaker_sandbox: false,
+            hidden: default_hidden(),
         }
     }
 }
@@ -176,6 +204,67 @@ impl ScriptOptions {
     pub fn approval(mut self, policy: ApprovalPolicy) -> Self {
         self.approval = policy;
         self
+    }
+
+    /// Runs scripts even where the kernel cannot put up every layer of the
+    /// sandbox ([`Sandbox::current`] says which); each result then says
+    /// which layers were in force. By default such a run is refused, with
+    /// what is missing.
+    ///
+    /// ```
+    /// let options = skillkit::script::ScriptOptions::new().allow_weaker_sandbox(true);
+    /// # let _ = options;
+    /// ```
+    pub fn allow_weaker_sandbox(mut self, allow: bool) -> Self {
+        self.allow_weaker_sandbox = allow;
+        self
+    }
+
+    /// Hides `path` from scripts too (a folder shows empty, a file shows
+    /// nothing), besides [`DEFAULT_HIDDEN`] under the home folder. Enforced
+    /// by the namespace layer; a path that does not exist when a script
+    /// starts is not covered, and the working folder is never hidden.
+    ///
+    /// ```
+    /// let options = skillkit::script::ScriptOptions::new().hide("/etc/app/secrets");
+    /// assert!(options.hidden_paths().iter().any(|p| p.ends_with("secrets")));
+    /// ```
+    pub fn hide(mut self, path: impl Into<PathBuf>) -> Self {
+        self.hidden.push(path.into());
+        self
+    }
+
+    /// Hides exactly `paths` (replacing [`DEFAULT_HIDDEN`] and what
+    /// [`hide`](Self::hide) added); empty hides nothing.
+    ///
+    /// ```
+    /// let options = skillkit::script::ScriptOptions::new().hidden(["/srv/keys"]);
+    /// assert_eq!(options.hidden_paths(), [std::path::Path::new("/srv/keys")]);
+    /// ```
+    pub fn hidden<P: Into<PathBuf>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
+        self.hidden = paths.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The paths hidden from scripts.
+    ///
+    /// ```
+    /// let options = skillkit::script::ScriptOptions::new();
+    /// # let _ = options.hidden_paths();
+    /// ```
+    pub fn hidden_paths(&self) -> &[PathBuf] {
+        &self.hidden
+    }
+}
+
+/// [`DEFAULT_HIDDEN`] under the user's home folder (none without `HOME`).
+fn default_hidden() -> Vec<PathBuf> {
+    match std::env::var_os("HOME").filter(|home| !home.is_empty()) {
+        Some(home) => DEFAULT_HIDDEN
+            .iter()
+            .map(|place| Path::new(&home).join(place))
+            .collect(),
+        None => Vec::new(),
     }
 }
 

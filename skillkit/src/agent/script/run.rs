@@ -220,6 +220,9 @@ mod unix {
     /// How long the output is still read once the group is killed (a process
     /// that left the group may hold the pipes open).
     const DRAIN: Duration = Duration::from_secs(1);
+    /// How long, at most, the processes of a killed script's namespace are
+    /// waited for.
+    const GONE: Duration = Duration::from_secs(5);
 
     /// Kills the whole process group when dropped.
     struct Group(libc::pid_t);
@@ -248,7 +251,7 @@ mod unix {
         work: &Path,
         options: &ScriptOptions,
     ) -> Result<ScriptOutput, ScriptError> {
-        let prepared = sandbox::prepare(work).map_err(ScriptError)?;
+        let prepared = sandbox::prepare(work, options).map_err(ScriptError)?;
         let mut command = Command::new(program);
         command
             .args(argv)
@@ -278,19 +281,15 @@ mod unix {
             command.env("SKILL_DIR", dir).env("CLAUDE_SKILL_DIR", dir);
         }
         #[cfg(target_os = "linux")]
-        if let Some(ruleset) = prepared.ruleset {
-            let mut ruleset = Some(ruleset);
-            // SAFETY: runs in the forked child before exec; it only makes
-            // the two Landlock syscalls (prctl, landlock_restrict_self) and
-            // allocates nothing.
+        let namespaced = prepared.child.as_ref().is_some_and(|c| c.has_namespaces());
+        #[cfg(not(target_os = "linux"))]
+        let namespaced = false;
+        #[cfg(target_os = "linux")]
+        if let Some(mut child) = prepared.child {
+            // SAFETY: runs in the forked child before exec; it makes system
+            // calls only, with what the parent built (nothing allocated).
             unsafe {
-                command.pre_exec(move || match ruleset.take() {
-                    Some(ruleset) => match ruleset.restrict_self() {
-                        Ok(_) => Ok(()),
-                        Err(_) => Err(std::io::Error::from_raw_os_error(libc::EPERM)),
-                    },
-                    None => Ok(()),
-                });
+                command.pre_exec(move || child.enter());
             }
         }
         let mut child = command.spawn().map_err(|e| {
@@ -308,13 +307,28 @@ mod unix {
             ));
         };
         let group = Group(pid);
+        // The script's PID namespace, named by the link the forked child's
+        // `ns/pid_for_children` holds (it entered it before the script
+        // started, so before `spawn` returned).
+        let namespace = match namespaced {
+            true => std::fs::read_link(format!("/proc/{pid}/ns/pid_for_children")).ok(),
+            false => None,
+        };
         let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
         let mut input = child.stdin.take();
         let (mut out, mut err) = (Reading::default(), Reading::default());
         let killed = Notify::new();
         let watch = async {
-            let ending = watch(&mut child, pid, options).await;
+            let ending = watch(&mut child, pid, namespace.as_deref(), options).await;
             group.kill();
+            if let Some(namespace) = &namespace {
+                // Killed with the forked child; gone once the kernel has
+                // reaped them, which this waits for (bounded).
+                let start = std::time::Instant::now();
+                while members(namespace) > 0 && start.elapsed() < GONE {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }
             killed.notify_one();
             ending
         };
@@ -359,6 +373,7 @@ mod unix {
     async fn watch(
         child: &mut tokio::process::Child,
         pgid: i32,
+        namespace: Option<&Path>,
         options: &ScriptOptions,
     ) -> Ending {
         let deadline = tokio::time::sleep(options.timeout);
@@ -378,7 +393,7 @@ mod unix {
                 }
                 () = &mut deadline => return Ending::TimedOut(options.timeout),
                 _ = poll.tick() => {
-                    let count = group_size(pgid);
+                    let count = group_size(pgid).max(namespace.map_or(0, members));
                     if count > options.max_processes {
                         return Ending::TooManyProcesses(count);
                     }
@@ -387,22 +402,44 @@ mod unix {
         }
     }
 
+    /// The processes of this machine, as their `/proc` folders.
+    #[cfg(target_os = "linux")]
+    fn processes() -> impl Iterator<Item = std::path::PathBuf> {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .map(|e| e.path())
+    }
+
+    /// How many processes are in the PID namespace `namespace` (the link
+    /// its members' `ns/pid` hold; Linux only).
+    fn members(namespace: &Path) -> usize {
+        #[cfg(target_os = "linux")]
+        {
+            processes()
+                .filter(|p| std::fs::read_link(p.join("ns/pid")).is_ok_and(|n| n == namespace))
+                .count()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = namespace;
+            0
+        }
+    }
+
     /// How many processes are in group `pgid` (Linux: read from `/proc`;
     /// elsewhere not counted).
     fn group_size(pgid: i32) -> usize {
         #[cfg(target_os = "linux")]
         {
-            let Ok(entries) = std::fs::read_dir("/proc") else {
-                return 0;
-            };
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| {
-                    e.file_name()
-                        .to_str()
-                        .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-                })
-                .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+            processes()
+                .filter_map(|p| std::fs::read_to_string(p.join("stat")).ok())
                 .filter(|stat| {
                     // pid (comm) state ppid pgrp ...; comm may hold spaces
                     // and parentheses, so read after the last `)`.
