@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use skillkit::agent::{
     ACTIVATE_SKILL, Agent, AgentDefinition, AgentOptions, Approval, ApprovalPolicy, Decision,
-    History, InputKind, InputRequest, start_agent,
+    History, start_agent,
 };
 use skillkit::llm::{LlmError, Message, ModelUri, Registry, Reply, Scripted};
 use skillkit::script::{Sandbox, ScriptOptions};
@@ -236,24 +236,6 @@ fn matches(pattern: &str, name: &str) -> bool {
         Some(prefix) => name.starts_with(prefix),
         None => pattern == name,
     }
-}
-
-/// The question put to a person for a waiting call, made inert: chat's
-/// line editor prints it itself, not through [`crate::output`].
-pub fn question(request: &InputRequest) -> String {
-    let input = shorten(&request.input.to_string(), 100);
-    let question = match &request.kind {
-        InputKind::Pending { state } => match ask::question_of(state) {
-            Some(asked) => format!("{} asks: {} [y/n] ", request.name, one_line(asked)),
-            None => format!(
-                "{} waits for you: {} (input {input}); go on? [y/n] ",
-                request.name,
-                shorten(&state.to_string(), 100)
-            ),
-        },
-        _ => format!("allow {} {input}? [y/n] ", request.name),
-    };
-    crate::output::inert(&question).into_owned()
 }
 
 /// The decision for a person's answer: `y`/`yes` approves, anything else

@@ -21,7 +21,7 @@ use skillkit::agent::{Agent, EventKind, History};
 use skillkit::llm::Message;
 use tokio::runtime::Runtime;
 
-use crate::agent::{self, Started, decision, question, shorten};
+use crate::agent::{self, Started, decision, shorten};
 use crate::commands::Commands;
 use crate::failure::Failure;
 use crate::list::one_line;
@@ -165,7 +165,11 @@ impl Chat<'_> {
             match &event.kind {
                 EventKind::InputRequested(request) => {
                     self.view.end_line();
-                    let answer = match prompt.read(&question(request)) {
+                    let approval = crate::approval::approval(request);
+                    if !approval.details.is_empty() {
+                        crate::output::out_text!("{}", approval.details);
+                    }
+                    let answer = match prompt.read(&approval.question) {
                         Ok(answer) => Some(answer),
                         Err(ReadlineError::Interrupted) => {
                             self.agent().stop();

@@ -19,6 +19,7 @@
 //! ```
 
 mod agent;
+mod approval;
 mod ask;
 mod chat;
 mod commands;

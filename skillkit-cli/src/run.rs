@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 
 use skillkit::agent::EventKind;
 
-use crate::agent::{self, decision, question};
+use crate::agent::{self, decision};
 use crate::explain;
 use crate::failure::Failure;
 use crate::output::{self, err, out};
@@ -66,7 +66,7 @@ pub fn run(
             return Ok(());
         }
         if let EventKind::InputRequested(request) = &event.kind {
-            let answer = ask(&mut view, &question(request));
+            let answer = ask(&mut view, &crate::approval::approval(request));
             let _ = agent.respond(&request.call_id, decision(answer.as_deref()));
         }
         if event.is_end_of_message() {
@@ -81,13 +81,18 @@ pub fn run(
 }
 
 /// A person's answer on the terminal, or `None` when stdin is not one.
-fn ask(view: &mut View, question: &str) -> Option<String> {
+/// The call's whole input is shown first either way.
+fn ask(view: &mut View, approval: &crate::approval::Approval) -> Option<String> {
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        err!("  ?? {question}no terminal to ask: denied");
+        err!(
+            "  ?? {}{}no terminal to ask: denied",
+            approval.details,
+            approval.question
+        );
         return None;
     }
-    view.prompt(question);
+    view.prompt(&format!("{}{}", approval.details, approval.question));
     let mut line = String::new();
     match stdin.read_line(&mut line) {
         Ok(n) if n > 0 => Some(line),

@@ -84,7 +84,10 @@ fn a_conversation_in_a_terminal() {
     session.exp_string("> ").unwrap();
     session.send_line("what is imported?").unwrap();
     session.exp_string("-> github:list {}").unwrap();
-    session.exp_string("allow github:list {}? [y/n]").unwrap();
+    session
+        .exp_string("github:list wants to run with:")
+        .unwrap();
+    session.exp_string("allow github:list? [y/n]").unwrap();
     session.send_line("y").unwrap();
     session
         .exp_string(r#"<- github:list ok: {"allowed_sources":["*"]"#)

@@ -138,7 +138,7 @@ fn run_asks_before_tools_and_allow_lets_them_run() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("allow github:list {}? [y/n]"), "{stderr}");
+    assert!(stderr.contains("allow github:list? [y/n]"), "{stderr}");
     assert!(stderr.contains("<- github:list error:"), "{stderr}");
     assert!(stderr.contains("--allow NAME"), "{stderr}");
 
@@ -164,7 +164,7 @@ fn allow_scripts_offers_run_skill_script_which_asks_first() {
         "print('hello')\n",
     );
     let script = r#"[
-        {"tool_calls": [{"name": "run_skill_script", "input": {"skill": "helper:greet", "script": "scripts/hello.py"}}]},
+        {"tool_calls": [{"name": "run_skill_script", "input": {"skill": "helper:greet", "script": "scripts/hello.py", "args": ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "~/.ssh/id_ed25519"]}}]},
         {"text": "Done."}
     ]"#;
     let run = |extra: &[&str]| {
@@ -191,6 +191,18 @@ fn allow_scripts_offers_run_skill_script_which_asks_first() {
     );
     assert!(stderr.contains("allow run_skill_script"), "{stderr}");
     assert!(stderr.contains("<- run_skill_script error:"), "{stderr}");
+    // The person sees the whole input, what runs first: no long value
+    // pushes the rest out of view.
+    let asked = &stderr[stderr
+        .find("run_skill_script wants to run with:")
+        .expect(&stderr)..];
+    let (skill, script, args) = (
+        asked.find("  skill:  helper:greet").expect(asked),
+        asked.find("  script: scripts/hello.py").expect(asked),
+        asked.find("  args:").expect(asked),
+    );
+    assert!(skill < script && script < args, "{asked}");
+    assert!(asked.contains("~/.ssh/id_ed25519"), "{asked}");
     let stderr = run(&["--allow-scripts", "--allow", "run_skill_script"]);
     assert!(
         stderr.contains("<- run_skill_script ok: exit code: 0"),
@@ -434,10 +446,13 @@ fn chat_says_when_scripts_are_enabled_and_how_they_are_sandboxed() {
         text(&out.stdout)
     };
     assert!(!chat(&[]).contains("scripts"));
-    let shown = chat(&["--allow-scripts"]);
+    let shown = chat(&["--allow-scripts", "--allow-weaker-sandbox"]);
+    // Exactly the layers this kernel puts up, and nothing claimed beyond.
+    let sandbox = skillkit::script::Sandbox::current();
     assert!(
-        shown.contains("scripts enabled (run_skill_script); sandbox: Landlock")
-            || shown.contains("scripts enabled (run_skill_script); sandbox: NOT sandboxed"),
+        shown.contains(&format!(
+            "scripts enabled (run_skill_script); sandbox: {sandbox}\n"
+        )),
         "{shown}"
     );
 }
