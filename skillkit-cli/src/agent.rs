@@ -43,9 +43,15 @@ pub async fn start(
 ) -> Result<Started, Failure> {
     let dir = sources::kit_dir(&args.agent_dir)?;
     let definition = definition(&dir)?;
-    let mut builder = Catalog::builder().provider(Local::new(&dir));
+    let mut named = vec![dir.clone()];
     for path in &args.skills {
-        builder = builder.provider(Local::new(sources::kit_dir(path)?));
+        named.push(sources::kit_dir(path)?);
+    }
+    // Named here, so loaded; trusted only as the store (or the person) says.
+    crate::trust::first_use(&named);
+    let mut builder = Catalog::builder();
+    for dir in &named {
+        builder = builder.provider(Local::new(dir));
     }
     let catalog = sources::mcp(builder, &args.mcp)?
         .provider(sources::github(global)?)

@@ -301,8 +301,9 @@ enum Command {
     /// skills' `allowed-tools` (calls to those tools are not asked about
     /// once the skill is active), until a file in it changes.
     ///
-    /// Kits named on the command line (AGENT_DIR, --skills) are trusted
-    /// anyway; this is for kits found in a project or imported. Exit 0: done;
+    /// Naming a kit on the command line (AGENT_DIR, --skills) loads it but
+    /// does not trust it: `run` and `chat` ask on a terminal the first time
+    /// (not trusted without one), or trust it here. Exit 0: done;
     /// 1: --revoke of a folder that was not trusted; 2: PLACE is neither a
     /// folder nor an imported source, or the store cannot be written.
     Trust {

@@ -1,16 +1,21 @@
 //! `skillkit trust [PLACE]`, `--list`, `--revoke`: the folders whose skills'
-//! `allowed-tools` an agent grants although they were found in a project or
-//! imported (a kit the command line names, AGENT_DIR or `--skills`, is
-//! trusted anyway). A folder is trusted with the digest of its files: once a
-//! file changes, it is asked about again.
+//! `allowed-tools` an agent grants. Naming a folder on the command line
+//! (AGENT_DIR, `--skills`) loads it; it does not approve what its skills ask
+//! for: their `allowed-tools` apply once the folder is trusted, here or by
+//! the question `run` and `chat` ask on a terminal the first time such a
+//! folder is used (without a terminal, it is not trusted). A folder is
+//! trusted with the digest of its files, links followed: once a file
+//! changes, it is asked about again.
 
 use std::path::{Path, PathBuf};
 
-use skillkit::KitProvider;
+use std::io::IsTerminal;
+
 use skillkit::agent::{TrustPolicy, TrustStore};
+use skillkit::{KitProvider, Local, Origin};
 
 use crate::failure::Failure;
-use crate::output::out;
+use crate::output::{err, error_text, inert, out};
 use crate::{Global, sources};
 
 /// The trust store: `SKILLKIT_TRUST_FILE`, else `trust.json` in the user's
@@ -25,11 +30,63 @@ pub fn store() -> Result<TrustStore, Failure> {
     Ok(TrustStore::open(folder.join("skillkit").join("trust.json")))
 }
 
-/// The agent's trust: by origin, and the folders of the store.
+/// The agent's trust: the folders of the store, and the user's own skill
+/// folders; not a folder because the command line names it.
 pub fn policy() -> TrustPolicy {
+    let own = TrustPolicy::new(|kit| matches!(kit.origin, Origin::Embedded | Origin::User));
     match store() {
-        Ok(store) => TrustPolicy::default().or_store(store),
-        Err(_) => TrustPolicy::default(),
+        Ok(store) => own.or_store(store),
+        Err(_) => own,
+    }
+}
+
+/// Before an agent starts on the kit folders `dirs` (named on the command
+/// line): for each one whose skills pre-approve tools and that is not
+/// trusted, asks on a terminal whether to trust it (and does, on `y`), or
+/// says that it is not trusted and how to trust it.
+pub fn first_use(dirs: &[PathBuf]) {
+    let Ok(store) = store() else {
+        return;
+    };
+    let asking = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    for dir in dirs {
+        let Ok(kits) = Local::new(dir).load() else {
+            continue;
+        };
+        let asks: Vec<String> = kits
+            .iter()
+            .flat_map(|kit| kit.skills.iter())
+            .filter(|skill| !skill.allowed_tools().is_empty())
+            .map(|skill| format!("{} ({})", skill.name, skill.allowed_tools().join(", ")))
+            .collect();
+        if asks.is_empty() || store.trusts(dir) {
+            continue;
+        }
+        let shown = inert(&dir.display().to_string()).into_owned();
+        let asks = inert(&asks.join("; ")).into_owned();
+        err!("{shown} is not trusted, and its skills pre-approve tools: {asks}");
+        let answer = match asking {
+            true => {
+                error_text(format_args!(
+                    "trust this folder, so those tools run unasked while such a skill is active \
+                     (until a file in it changes)? [y/N] "
+                ));
+                let mut line = String::new();
+                let _ = std::io::stdin().read_line(&mut line);
+                line
+            }
+            false => String::new(),
+        };
+        match answer.trim().eq_ignore_ascii_case("y") || answer.trim().eq_ignore_ascii_case("yes") {
+            true => match store.trust(dir) {
+                Ok(digest) => err!("trusted {shown} ({digest})"),
+                Err(e) => err!("{shown}: cannot trust it: {e}"),
+            },
+            false => err!(
+                "not trusted: those tools are asked like any other (`skillkit trust {shown}` \
+                 trusts it)"
+            ),
+        }
     }
 }
 

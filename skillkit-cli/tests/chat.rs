@@ -515,3 +515,41 @@ fn tab_completes_a_skill_and_shows_its_argument_hint() {
             .unwrap();
     assert_eq!(saved["messages"][0]["text"], "Fix GitHub issue 42.\n");
 }
+
+/// The first time a kit folder named on the command line is used and its
+/// skills pre-approve tools, chat asks whether to trust it; `y` trusts it
+/// (in the store, with its digest), and the next start asks no more.
+#[test]
+fn a_named_kit_that_pre_approves_tools_is_trusted_only_when_the_person_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("helper/AGENT.md"),
+        "---\nname: helper\ndescription: Greets people.\n---\nYou greet people.\n",
+    );
+    write(
+        &dir.path().join("helper/skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploys.\nallowed-tools: run_skill_script\n---\nDeploy.\n",
+    );
+    let mut session = chat(dir.path(), r#"[{"text": "Hi."}]"#);
+    session
+        .exp_string(
+            "is not trusted, and its skills pre-approve tools: helper:deploy (run_skill_script)",
+        )
+        .unwrap();
+    session.exp_string("[y/N]").unwrap();
+    session.send_line("y").unwrap();
+    session.exp_string("trusted ").unwrap();
+    session.exp_string("> ").unwrap();
+    quit(session);
+    let store = dir.path().join("home/.local/share/skillkit/trust.json");
+    let kept = std::fs::read_to_string(&store).unwrap();
+    let folder = std::fs::canonicalize(dir.path().join("helper")).unwrap();
+    assert!(kept.contains(folder.to_str().unwrap()), "{kept}");
+
+    // Trusted now: not asked again.
+    let mut session = chat(dir.path(), r#"[{"text": "Hi."}]"#);
+    let before = session.exp_string("agent helper").unwrap();
+    assert!(!before.contains("is not trusted"), "{before}");
+    session.exp_string("> ").unwrap();
+    quit(session);
+}

@@ -258,6 +258,75 @@ fn a_command_in_activation_arguments_does_not_run() {
     assert!(ran.contains(&format!("sandbox: {sandbox}")), "{ran}");
 }
 
+/// Naming a kit on the command line loads it; it does not approve what
+/// its skills ask for. A skill whose `allowed-tools` pre-approve
+/// `run_skill_script` gets nothing until the folder is trusted (without a
+/// terminal, it is not), and the script is asked like any call; once
+/// `skillkit trust` trusts the folder, it runs unasked while the skill is
+/// active; an edit behind a linked skill folder revokes that.
+#[test]
+fn a_named_kit_grants_its_allowed_tools_only_once_trusted() {
+    let fixture = Fixture::new();
+    write(
+        &fixture.path("ext/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploys.\nallowed-tools: run_skill_script\n---\nRun scripts/go.sh.\n",
+    );
+    write(&fixture.path("ext/deploy/scripts/go.sh"), "echo deployed\n");
+    std::os::unix::fs::symlink("../../ext/deploy", fixture.path("helper/skills/deploy")).unwrap();
+    let script = r#"[
+        {"tool_calls": [{"name": "activate_skill", "input": {"name": "helper:deploy"}}]},
+        {"tool_calls": [{"name": "run_skill_script", "input": {"skill": "helper:deploy", "script": "scripts/go.sh"}}]},
+        {"text": "Done."}
+    ]"#;
+    let run = || {
+        let model = fixture.script(script);
+        let out = fixture
+            .skillkit()
+            .args([
+                "run",
+                "helper",
+                "Deploy",
+                "--model",
+                &model,
+                "--allow-scripts",
+            ])
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        text(&out.stderr)
+    };
+    let stderr = run();
+    assert!(
+        stderr.contains(
+            "is not trusted, and its skills pre-approve tools: helper:deploy (run_skill_script)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("skillkit trust"), "{stderr}");
+    assert!(stderr.contains("<- run_skill_script error:"), "{stderr}");
+    assert!(!stderr.contains("deployed"), "{stderr}");
+
+    let trusted = fixture
+        .skillkit()
+        .args(["trust", "helper"])
+        .output()
+        .unwrap();
+    assert_eq!(trusted.status.code(), Some(0), "{trusted:?}");
+    let stderr = run();
+    assert!(!stderr.contains("is not trusted"), "{stderr}");
+    assert!(
+        stderr.contains("<- run_skill_script ok: exit code: 0"),
+        "{stderr}"
+    );
+
+    // An edit behind the link: trusted no more.
+    write(&fixture.path("ext/deploy/scripts/go.sh"), "echo changed\n");
+    let stderr = run();
+    assert!(stderr.contains("is not trusted"), "{stderr}");
+    assert!(stderr.contains("<- run_skill_script error:"), "{stderr}");
+}
+
 #[test]
 fn without_a_key_run_is_offline_and_says_so() {
     let fixture = Fixture::new();

@@ -512,3 +512,51 @@ async fn scripts_run_over_mcp_only_when_the_operator_allows_them() {
     .await;
     assert!(failure(&escaped).contains("leads outside the skill's folder"));
 }
+
+/// A skill only people run (`disable-model-invocation: true`) is refused
+/// by every tool a model calls: `activate_skill`, `read_skill_file` (its
+/// `SKILL.md` is its instructions) and `run_skill_script`.
+#[tokio::test]
+async fn a_skill_only_people_run_is_refused_by_every_model_tool() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    write(
+        &notes.join("skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy.\ndisable-model-invocation: true\n---\nDeploy with the secret runbook.\n",
+    );
+    write(
+        &notes.join("skills/deploy/scripts/go.sh"),
+        "echo deployed\n",
+    );
+    let client = serve(&[
+        &notes,
+        Path::new("--allow-scripts"),
+        Path::new("--allow"),
+        Path::new("run_skill_script"),
+    ])
+    .await;
+    for (tool, input) in [
+        ("activate_skill", json!({"name": "notes:deploy"})),
+        (
+            "read_skill_file",
+            json!({"name": "notes:deploy", "path": "SKILL.md"}),
+        ),
+        (
+            "read_skill_file",
+            json!({"name": "notes:deploy", "path": "scripts/go.sh"}),
+        ),
+        (
+            "run_skill_script",
+            json!({"skill": "notes:deploy", "script": "scripts/go.sh"}),
+        ),
+    ] {
+        let refused = call(&client, tool, input).await;
+        let said = failure(&refused);
+        assert!(said.contains("run by people only"), "{tool}: {said}");
+        assert!(
+            !said.contains("secret runbook") && !said.contains("deployed"),
+            "{said}"
+        );
+    }
+    client.cancel().await.unwrap();
+}

@@ -114,7 +114,8 @@ pub(crate) async fn run(
         }
         verdict => verdict,
     };
-    // The scripts of a skill whose kit is not trusted are always asked.
+    // The scripts of a skill whose kit is not trusted (nor of a trusted
+    // origin: found, imported, served) are always asked.
     let verdict = match (found.target, verdict) {
         (Target::Script, Approval::Allow)
             if call

@@ -175,7 +175,11 @@ impl AgentOptions {
     }
 
     /// Sets which kits' skills may pre-approve tools with `allowed-tools`
-    /// ([`TrustPolicy::default`]: by the kit's origin).
+    /// ([`TrustPolicy::default`]: by the kit's origin). A kit it does not
+    /// trust grants nothing; when its origin is not a trusted one either
+    /// (found in a project, imported, from a database or a server), its
+    /// scripts and `` !`command` ``s are also asked every time, whatever the
+    /// approval policies say.
     ///
     /// ```
     /// use skillkit::agent::{AgentOptions, TrustPolicy};

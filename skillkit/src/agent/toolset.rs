@@ -122,8 +122,10 @@ pub(crate) struct ToolSet {
     /// The tools each skill pre-approves once activated (`allowed-tools`,
     /// only for skills of trusted kits), by the skill's full name.
     pub(crate) grants: HashMap<String, Vec<String>>,
-    /// The skills whose kit the trust policy does not trust (an agent's
-    /// set only): their scripts and dynamic context are always asked.
+    /// The skills whose kit the trust policy does not trust and whose
+    /// origin is not trusted either (found in a project, imported, read from
+    /// a database or a server; an agent's set only): their scripts and
+    /// dynamic context are always asked.
     pub(crate) untrusted: HashSet<String>,
     /// An agent's system prompt: the definition's, then the skills block
     /// (when they all fit in the listing's budget).
@@ -199,7 +201,15 @@ impl ToolSet {
                             .entry(kit)
                             .or_insert_with(|| trust.trusts(entry.kit));
                         if !trusted {
-                            untrusted.insert(name.to_owned());
+                            // A folder the application (or the person, on
+                            // the command line) named is not trusted to
+                            // pre-approve tools, but its scripts follow
+                            // the approval policies as any call does; a
+                            // found, imported or served kit's are always
+                            // asked.
+                            if !entry.kit.origin.is_trusted() {
+                                untrusted.insert(name.to_owned());
+                            }
                         } else if !entry.skill.allowed_tools().is_empty() {
                             let tools = entry.skill.allowed_tools().iter();
                             grants.insert(name.to_owned(), tools.map(|t| t.to_string()).collect());

@@ -252,13 +252,19 @@ impl TrustStore {
     }
 }
 
-/// `sha256:<hex>` of the files under `folder`: each regular file's path
-/// (relative, `/`-separated) and contents, in path order; hidden entries and
-/// VCS folders are included (a hidden script runs as well as any), links are
-/// hashed as their target text, other special files refused.
+/// `sha256:<hex>` of the files under `folder`, as they are served: each
+/// regular file's path (relative, `/`-separated) and contents, in path
+/// order; hidden entries and VCS folders are included (a hidden script runs
+/// as well as any); a link is hashed as its target text and then followed,
+/// so what it leads to (a file, or a folder and everything in it, wherever
+/// it is) is hashed as if it were here, and an edit behind a link changes
+/// the digest too. A link back into a folder already hashed is hashed as a
+/// loop, not followed again; other special files are refused.
 fn digest(folder: &Path) -> io::Result<String> {
     let mut files = Vec::new();
-    collect(folder, folder, 0, &mut files)?;
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(std::fs::canonicalize(folder)?);
+    collect(folder, folder, 0, &mut files, &mut seen)?;
     files.sort();
     let mut hash = Sha256::new();
     let mut total = 0u64;
@@ -299,12 +305,14 @@ fn digest(folder: &Path) -> io::Result<String> {
     Ok(out)
 }
 
-/// The files under `dir`: (relative path, path, link target for links).
+/// The files under `dir`: (relative path, path, link target for links),
+/// links followed (`seen`: the folders already walked, canonical).
 fn collect(
     root: &Path,
     dir: &Path,
     depth: usize,
     out: &mut Vec<(String, PathBuf, Option<String>)>,
+    seen: &mut std::collections::HashSet<PathBuf>,
 ) -> io::Result<()> {
     if depth > 16 {
         return Err(io::Error::other(format!(
@@ -312,8 +320,11 @@ fn collect(
             dir.display()
         )));
     }
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
+    // In name order, so a folder reached twice (itself and through a link)
+    // is walked and marked a loop the same way every time.
+    let mut entries = std::fs::read_dir(dir)?.collect::<io::Result<Vec<_>>>()?;
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
         let path = entry.path();
         let kind = entry.file_type()?;
         let relative = path
@@ -323,9 +334,27 @@ fn collect(
             .replace('\\', "/");
         if kind.is_symlink() {
             let target = std::fs::read_link(&path)?;
-            out.push((relative, path, Some(target.to_string_lossy().into_owned())));
+            out.push((
+                format!("{relative}\0link"),
+                path.clone(),
+                Some(target.to_string_lossy().into_owned()),
+            ));
+            // What the link leads to, as it is served.
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_dir() => {
+                    let real = std::fs::canonicalize(&path)?;
+                    match seen.insert(real) {
+                        true => collect(root, &path, depth + 1, out, seen)?,
+                        false => out.push((format!("{relative}\0loop"), path, Some(String::new()))),
+                    }
+                }
+                Ok(_) => out.push((relative, path, None)),
+                // A link to nothing serves nothing: its text is hashed.
+                Err(_) => {}
+            }
         } else if kind.is_dir() {
-            collect(root, &path, depth + 1, out)?;
+            seen.insert(std::fs::canonicalize(&path)?);
+            collect(root, &path, depth + 1, out, seen)?;
         } else {
             out.push((relative, path, None));
         }
@@ -336,5 +365,44 @@ fn collect(
 impl fmt::Display for Trusted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.folder.display(), self.digest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn an_edit_behind_a_linked_skill_folder_revokes_trust() {
+        let dir = tempfile::tempdir().unwrap();
+        let kit = dir.path().join("kits/tk");
+        let ext = dir.path().join("ext/linked");
+        std::fs::create_dir_all(kit.join("skills")).unwrap();
+        std::fs::create_dir_all(&ext).unwrap();
+        std::fs::write(
+            ext.join("SKILL.md"),
+            "---\nname: linked\ndescription: d\n---\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("../../../ext/linked", kit.join("skills/linked")).unwrap();
+        // A link back up does not loop.
+        std::os::unix::fs::symlink("..", kit.join("skills/up")).unwrap();
+        let store = TrustStore::open(dir.path().join("trust.json"));
+        store.trust(&kit).unwrap();
+        assert!(store.trusts(&kit));
+        std::fs::write(
+            ext.join("SKILL.md"),
+            "---\nname: linked\ndescription: d\nallowed-tools: run_skill_script\n---\n",
+        )
+        .unwrap();
+        assert!(
+            !store.trusts(&kit),
+            "an edit behind the link kept the trust"
+        );
+        // A file added behind the link too.
+        store.trust(&kit).unwrap();
+        std::fs::write(ext.join("run.sh"), "echo hi\n").unwrap();
+        assert!(!store.trusts(&kit));
     }
 }

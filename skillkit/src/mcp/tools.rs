@@ -241,7 +241,7 @@ impl Host for Server<'_> {
     async fn run_own(&self, name: &str, input: &Value) -> Result<String, String> {
         match name {
             LIST_SKILLS => Ok(list_skills(self.catalog, self.snapshot, self.tools, input)),
-            _ => read_file(self.snapshot, input),
+            _ => read_file(self.snapshot, self.tools, input),
         }
     }
 }
@@ -297,8 +297,17 @@ fn named_skill<'a>(snapshot: &'a Snapshot, input: &Value) -> Result<&'a Arc<Skil
     })
 }
 
-fn read_file(snapshot: &Snapshot, input: &Value) -> Result<String, String> {
+/// `read_skill_file`: refused for a skill only people run, as
+/// `activate_skill` refuses it (its files are its instructions too).
+fn read_file(snapshot: &Snapshot, tools: &ToolSet, input: &Value) -> Result<String, String> {
     let skill = named_skill(snapshot, input)?;
+    if !skill.model_invocable() {
+        // The same answer as an activation of it.
+        return Err(match tools.activatable.find(&skill.name) {
+            Err(refused) => refused,
+            Ok(_) => format!("`{}` is run by people only", skill.name),
+        });
+    }
     let path = input.get("path").and_then(Value::as_str).unwrap_or("");
     let dir = skill.dir().ok_or_else(|| {
         format!(

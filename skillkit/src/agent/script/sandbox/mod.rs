@@ -333,3 +333,51 @@ pub(super) mod linux {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_states_the_layers_in_force_and_what_is_missing() {
+        let partial = Sandbox {
+            layers: vec![Layer::Landlock { abi: 3 }],
+            missing: vec!["namespaces (user namespaces are disabled)".to_owned()],
+        };
+        let text = partial.to_string();
+        assert!(text.starts_with("Landlock ABI 3 (writes only in the working folder)"));
+        assert!(
+            !text.contains("no TCP"),
+            "ABI 3 has no network rule: {text}"
+        );
+        assert!(text.contains("NOT enforced: namespaces (user namespaces are disabled)"));
+        assert!(!partial.is_full());
+        assert!(partial.has(Layer::Landlock { abi: 1 }));
+        assert!(!partial.has(Layer::Seccomp));
+        let refused = refusal(&partial);
+        assert!(
+            refused.contains("user namespaces are disabled"),
+            "{refused}"
+        );
+        assert!(refused.contains("--allow-weaker-sandbox"), "{refused}");
+
+        let none = Sandbox {
+            layers: Vec::new(),
+            missing: vec!["everything".to_owned()],
+        };
+        assert!(
+            none.to_string()
+                .starts_with("NOT sandboxed; NOT enforced: everything")
+        );
+    }
+
+    #[test]
+    fn a_missing_layer_refuses_unless_the_options_accept_it() {
+        let sandbox = Sandbox::current();
+        let work = std::env::temp_dir();
+        let strict = prepare(&work, &ScriptOptions::new());
+        assert_eq!(strict.is_ok(), sandbox.is_full());
+        let weaker = prepare(&work, &ScriptOptions::new().allow_weaker_sandbox(true));
+        assert!(weaker.is_ok());
+    }
+}
