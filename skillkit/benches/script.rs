@@ -1,8 +1,9 @@
 //! What `run_skill_script`'s runner adds over the interpreter's own start
 //! (target: ≤ 5 ms): the same script run by its interpreter alone (a plain
 //! process, output piped) and through [`run_script`] (path resolution,
-//! interpreter choice, scrubbed environment, process group, Landlock
-//! ruleset applied in the child, output capture, group kill), in one run.
+//! interpreter choice, scrubbed environment, process group, the sandbox's
+//! three layers put up in the child (namespaces with their mounts and a
+//! second fork, Landlock, seccomp), output capture, group kill), in one run.
 //!
 //! Run with `cargo bench -p skill-kit --bench script`.
 

@@ -225,21 +225,44 @@ mod unix {
     const GONE: Duration = Duration::from_secs(5);
 
     /// Kills the whole process group when dropped.
-    struct Group(libc::pid_t);
+    ///
+    /// The group's id is its leader's pid (the forked child). While the
+    /// leader is not reaped, or any member lives, the kernel keeps that
+    /// number for the group, so a kill cannot reach a stranger; once the
+    /// leader is reaped, the group is killed only while members remain
+    /// ([`Group::reaped`]), and not at all when dropped.
+    struct Group {
+        pgid: libc::pid_t,
+        reaped: bool,
+    }
 
     impl Group {
         fn kill(&self) {
             // SAFETY: killpg takes plain integers; a group already gone is
             // ESRCH, which is fine.
             unsafe {
-                libc::killpg(self.0, libc::SIGKILL);
+                libc::killpg(self.pgid, libc::SIGKILL);
+            }
+        }
+
+        /// The leader was reaped: kills what is left of the group (a
+        /// script without a PID namespace of its own may leave processes
+        /// in it), and never again.
+        fn reaped(&mut self, namespaced: bool) {
+            self.reaped = true;
+            // In a PID namespace, the leader ended after every process of
+            // the namespace was gone.
+            if !namespaced && group_size(self.pgid) > 0 {
+                self.kill();
             }
         }
     }
 
     impl Drop for Group {
         fn drop(&mut self) {
-            self.kill();
+            if !self.reaped {
+                self.kill();
+            }
         }
     }
 
@@ -306,7 +329,10 @@ mod unix {
                 "the script ended before it could be watched".into(),
             ));
         };
-        let group = Group(pid);
+        let mut group = Group {
+            pgid: pid,
+            reaped: false,
+        };
         // The script's PID namespace, named by the link the forked child's
         // `ns/pid_for_children` holds (it entered it before the script
         // started, so before `spawn` returned).
@@ -320,7 +346,11 @@ mod unix {
         let killed = Notify::new();
         let watch = async {
             let ending = watch(&mut child, pid, namespace.as_deref(), options).await;
-            group.kill();
+            match ending {
+                // `child.wait()` returned: the leader is reaped.
+                Ending::Exited(_) | Ending::Signalled(_) => group.reaped(namespace.is_some()),
+                Ending::TimedOut(_) | Ending::TooManyProcesses(_) => group.kill(),
+            }
             if let Some(namespace) = &namespace {
                 // Killed with the forked child; gone once the kernel has
                 // reaped them, which this waits for (bounded).
