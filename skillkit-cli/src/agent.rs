@@ -57,12 +57,11 @@ pub async fn start(
         .provider(sources::github(global)?)
         .provider(ask::provider())
         .build();
-    let agents = catalog
-        .snapshot()
-        .await
-        .agents()
-        .map(|a| a.name.to_string())
-        .collect();
+    let snapshot = catalog.snapshot().await;
+    // A source that cannot be read: one line each, and the agent goes on
+    // with the others.
+    crate::list::warn_failures(&snapshot);
+    let agents = snapshot.agents().map(|a| a.name.to_string()).collect();
     let mut options = AgentOptions::new(catalog.clone())
         .approval(policy(&args.allow, agents))
         .trust(crate::trust::policy());

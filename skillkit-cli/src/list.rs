@@ -102,6 +102,7 @@ pub fn run(
             out["searched"] = json!(searched);
         }
         out!("{}", crate::output::json(&out, true).unwrap_or_default());
+        failed(&snapshot)?;
     } else {
         warn_failures(&snapshot);
         for kit in snapshot.kits() {
@@ -131,8 +132,26 @@ pub fn run(
                 out!("  {diagnostic}");
             }
         }
+        failed(&snapshot)?;
     }
     Ok(())
+}
+
+/// Exit 2 when a source could not be read (what could be read is listed
+/// and each failure said; `--json` has them under `failures`).
+fn failed(snapshot: &Snapshot) -> Result<(), Failure> {
+    match snapshot.failures() {
+        [] => Ok(()),
+        failures => Err(Failure::io(format!(
+            "{} of the sources could not be read ({}); what could be read is listed",
+            failures.len(),
+            failures
+                .iter()
+                .map(|f| f.provider.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// `skillkit to-prompt PATH...`: the block a model sees, so without the

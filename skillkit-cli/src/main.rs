@@ -144,7 +144,9 @@ enum Command {
     /// first, then `~/.agents/skills/` and `~/.claude/skills/` (a nearer skill
     /// shadows a farther one of the same name), then the kits imported from
     /// GitHub; the folders searched are printed on stderr. Exit 0: listed; 2:
-    /// a PATH cannot be read.
+    /// a PATH (or another source: an MCP server, the GitHub cache) cannot
+    /// be read; what could be read is still listed, and each failure is one
+    /// line on stderr.
     List {
         /// Kit directories (none: the standard locations and imported kits).
         paths: Vec<PathBuf>,

@@ -102,7 +102,11 @@ pub fn run(
             )));
         }
     };
-    let mut server = McpServer::new(builder.build());
+    let catalog = builder.build();
+    // A source that cannot be read: one line each, and the server goes on
+    // with the others (a later failure is logged, under RUST_LOG).
+    crate::list::warn_failures(&runtime.block_on(catalog.snapshot()));
+    let mut server = McpServer::new(catalog);
     if args.allow_scripts {
         let sandbox = Sandbox::current();
         crate::agent::check_sandbox(&sandbox, args.allow_weaker_sandbox)?;

@@ -399,3 +399,51 @@ fn list_warns_about_lenient_loading_and_validate_still_fails() {
         "{text}"
     );
 }
+
+/// A source that cannot be read is one line on stderr and `list` exits 2
+/// (as its help says); what could be read is still listed, and `--json`
+/// has it under `failures`. `run` says it too, and goes on without it.
+#[test]
+fn a_source_that_cannot_be_read_is_said_and_list_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("kit");
+    write(
+        &kit.join("AGENT.md"),
+        "---\nname: helper\ndescription: Helps.\n---\nYou help.\n",
+    );
+    write(
+        &kit.join("skills/a/SKILL.md"),
+        "---\nname: a\ndescription: First.\n---\nBody.\n",
+    );
+    let kit = kit.to_str().unwrap();
+    let out = skillkit(&["list", kit, "--mcp", "false"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stdout(&out).contains("skill kit:a: First."), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: provider `mcp:false` was skipped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("could not be read (mcp:false)"), "{stderr}");
+    let json = skillkit(&["list", kit, "--mcp", "false", "--json"]);
+    assert_eq!(json.status.code(), Some(2), "{json:?}");
+    let listed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(listed["failures"][0]["provider"], "mcp:false");
+    assert_eq!(skillkit(&["list", kit]).status.code(), Some(0));
+
+    let script = dir.path().join("script.json");
+    std::fs::write(&script, r#"[{"text": "Hi."}]"#).unwrap();
+    let model = format!("scripted://{}", script.display());
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["run", kit, "hi", "--model", &model, "--mcp", "false"])
+        .env("HOME", dir.path().join("home"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout(&out), "Hi.\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: provider `mcp:false` was skipped"),
+        "{stderr}"
+    );
+}

@@ -115,13 +115,14 @@ fn list_and_run_take_the_skills_of_an_mcp_server_by_url() {
 }
 
 /// `list --mcp 'COMMAND ARGS'` starts the server and lists its skills; a
-/// server that cannot start is a warning and the exit stays 0; a command
-/// line that does not parse is a usage error.
+/// server that cannot start is one line on stderr and exit 2 (a source
+/// that cannot be read); a command line that does not parse is a usage
+/// error.
 #[test]
 fn list_takes_an_mcp_server_by_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = skillkit(dir.path(), &["list", "--mcp", "no-such-mcp-server-program"]);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(
         text(&out.stderr).contains("no-such-mcp-server-program"),
         "{out:?}"

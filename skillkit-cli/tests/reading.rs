@@ -249,7 +249,7 @@ fn an_unreadable_folder_is_said() {
 /// A kit folder the command cannot read is a provider that failed, not a
 /// file diagnostic: `list` and `to-prompt` say on stderr which provider was
 /// skipped and why, `list --json` puts it in `failures` (not in
-/// `diagnostics`), and the other kit is still listed.
+/// `diagnostics`), the other kit is still listed, and `list` exits 2.
 #[test]
 fn an_unreadable_kit_folder_is_a_skipped_provider() {
     use std::os::unix::fs::PermissionsExt;
@@ -300,8 +300,10 @@ fn an_unreadable_kit_folder_is_a_skipped_provider() {
         closed.display()
     );
 
+    // Exit 2, as `list --help` says of a PATH that cannot be read; the
+    // rest is listed all the same.
     let list = run(&mut command(&["list"]), "list");
-    assert_eq!(list.code, Some(0), "{}", list.stderr);
+    assert_eq!(list.code, Some(2), "{}", list.stderr);
     assert!(list.stdout.contains("skill open:good"), "{}", list.stdout);
     assert!(list.stderr.contains(&warning), "{}", list.stderr);
     assert!(
@@ -312,7 +314,7 @@ fn an_unreadable_kit_folder_is_a_skipped_provider() {
     assert!(!list.stdout.contains("was skipped"), "{}", list.stdout);
 
     let json = run(&mut command(&["list", "--json"]), "list --json");
-    assert_eq!(json.code, Some(0), "{}", json.stderr);
+    assert_eq!(json.code, Some(2), "{}", json.stderr);
     let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(value["kits"][0]["name"], "open", "{value}");
     assert_eq!(value["diagnostics"], serde_json::json!([]), "{value}");
