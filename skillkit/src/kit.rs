@@ -130,6 +130,10 @@ struct List {
     /// (`None` when they are not, or do not share one), found once per
     /// list: the catalog asks on every query.
     prefix: OnceLock<Option<Box<str>>>,
+    /// Whether the names are sorted strictly, found once per list (and kept
+    /// by [`Kit::insert_skill`], which inserts in order), so a name that
+    /// is not there is known absent by a binary search alone.
+    sorted: OnceLock<bool>,
 }
 
 impl std::fmt::Debug for Skills {
@@ -149,7 +153,16 @@ impl Skills {
     pub fn make_mut(&mut self) -> &mut Vec<Arc<Skill>> {
         let list = Arc::make_mut(&mut self.0);
         list.prefix = OnceLock::new();
+        list.sorted = OnceLock::new();
         &mut list.skills
+    }
+
+    /// Whether the names are sorted strictly (checked once per list).
+    fn sorted(&self) -> bool {
+        *self
+            .0
+            .sorted
+            .get_or_init(|| self.0.skills.windows(2).all(|w| w[0].name < w[1].name))
     }
 
     /// Whether every name is `<kit>:<skill>` and the names are sorted
@@ -194,6 +207,7 @@ impl From<Vec<Arc<Skill>>> for Skills {
         Skills(Arc::new(List {
             skills,
             prefix: OnceLock::new(),
+            sorted: OnceLock::new(),
         }))
     }
 }
@@ -251,6 +265,7 @@ impl Kit {
     pub fn insert_skill(&mut self, skill: impl Into<Arc<Skill>>) {
         let skill = skill.into();
         let at = self.skill_index(&skill.name);
+        let sorted = self.skills.sorted();
         let skills = self.skills.make_mut();
         match at {
             Some(at) => skills[at] = skill,
@@ -258,6 +273,11 @@ impl Kit {
                 let at = skills.partition_point(|s| s.name < skill.name);
                 skills.insert(at, skill);
             }
+        }
+        // Inserted in order (or replaced in place): a sorted list stays
+        // sorted, so the next insert searches it by halves only.
+        if sorted {
+            let _ = Arc::make_mut(&mut self.skills.0).sorted.set(true);
         }
     }
 
@@ -313,10 +333,12 @@ impl Kit {
     /// skills are sorted (as every provider of this crate keeps them), else by a
     /// scan.
     pub(crate) fn skill_index(&self, name: &str) -> Option<usize> {
-        self.skills
-            .binary_search_by(|s| s.name.as_ref().cmp(name))
-            .ok()
-            .or_else(|| self.skills.iter().position(|s| s.name == name))
+        match self.skills.binary_search_by(|s| s.name.as_ref().cmp(name)) {
+            Ok(at) => Some(at),
+            // Sorted: a miss is an answer.
+            Err(_) if self.skills.sorted() => None,
+            Err(_) => self.skills.iter().position(|s| s.name == name),
+        }
     }
 
     /// Builds a kit from loaded parts, each with the line of its `name:` key:
@@ -360,4 +382,39 @@ fn origin<'a>(
     line: usize,
 ) -> kit_rule::Origin<'a> {
     kit_rule::Origin { name, path, line }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserts_in_any_order_keep_the_skills_sorted_and_replace_by_name() {
+        let mut kit = Kit::new("k");
+        // A fixed shuffle of 2,000 names (a stride coprime with the count).
+        let names: Vec<String> = (0..2000)
+            .map(|i| format!("k:s{:04}", (i * 7919) % 2000))
+            .collect();
+        for name in &names {
+            kit.insert_skill(Skill::new(name.clone(), "first"));
+        }
+        assert_eq!(kit.skills.len(), 2000);
+        assert!(kit.skills.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(kit.skills.sorted());
+        kit.insert_skill(Skill::new("k:s0042", "second"));
+        assert_eq!(kit.skills.len(), 2000);
+        assert_eq!(kit.skill("k:s0042").unwrap().description, "second");
+    }
+
+    #[test]
+    fn an_unsorted_list_is_still_searched_whole() {
+        let mut kit = Kit::new("k");
+        kit.skills = Skills::from(vec![
+            Arc::new(Skill::new("k:b", "d")),
+            Arc::new(Skill::new("k:a", "d")),
+        ]);
+        assert_eq!(kit.skill_index("k:a"), Some(1));
+        kit.insert_skill(Skill::new("k:a", "replaced"));
+        assert_eq!(kit.skills[1].description, "replaced");
+    }
 }
