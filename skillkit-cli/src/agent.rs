@@ -73,6 +73,13 @@ pub async fn start(
     for (name, endpoint) in args.mcp.servers()? {
         options = options.mcp_server(name, endpoint);
     }
+    // Claude Code's variable for the same bound, in tokens.
+    if let Some(tokens) = std::env::var("MAX_MCP_OUTPUT_TOKENS")
+        .ok()
+        .and_then(|t| t.trim().parse::<usize>().ok())
+    {
+        options = options.mcp_output_limit(tokens.saturating_mul(skillkit::agent::CHARS_PER_TOKEN));
+    }
     let scripts = args.allow_scripts.then(Sandbox::current);
     if let Some(sandbox) = &scripts {
         check_sandbox(sandbox, args.allow_weaker_sandbox)?;

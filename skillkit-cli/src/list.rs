@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use serde_json::json;
+use skillkit::prompt::shown_description;
 use skillkit::{Catalog, Snapshot};
 
 use crate::Global;
@@ -78,7 +79,7 @@ pub fn run(
                     "name": kit.name,
                     "skills": kit.skills.iter().map(|s| json!({
                         "name": s.name,
-                        "description": s.description,
+                        "description": shown_description(&s.description),
                         "location": s.location.as_ref().map(|p| p.display().to_string()),
                     })).collect::<Vec<_>>(),
                     "agent": kit.agent.as_ref().map(|a| json!({"name": a.name, "description": a.description})),
@@ -113,16 +114,24 @@ pub fn run(
                 kit.agents.len()
             );
             if let Some(agent) = &kit.agent {
-                out!("  agent {}: {}", agent.name, one_line(&agent.description));
+                out!(
+                    "  agent {}: {}",
+                    agent.name,
+                    one_line(&shown_description(&agent.description))
+                );
             }
             for skill in &kit.skills {
-                out!("  skill {}: {}", skill.name, one_line(&skill.description));
+                out!(
+                    "  skill {}: {}",
+                    skill.name,
+                    one_line(&shown_description(&skill.description))
+                );
             }
             for agent in &kit.agents {
                 out!(
                     "  sub-agent {}: {}",
                     agent.name,
-                    one_line(&agent.description)
+                    one_line(&shown_description(&agent.description))
                 );
             }
         }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use serde_json::json;
+use skillkit::prompt::shown_description;
 
 use crate::Global;
 use crate::failure::Failure;
@@ -42,7 +43,7 @@ pub fn run(
             .map(|hit| {
                 json!({
                     "name": hit.skill.name,
-                    "description": hit.skill.description,
+                    "description": shown_description(&hit.skill.description),
                     "score": hit.score,
                     "path": hit.skill.dir().map(|dir| dir.display().to_string()),
                 })
@@ -56,7 +57,7 @@ pub fn run(
                 "{:<width$}  {:>7.3}  {}",
                 hit.skill.name,
                 hit.score,
-                one_line(&hit.skill.description),
+                one_line(&shown_description(&hit.skill.description)),
                 width = width.unwrap_or(0)
             );
         }

@@ -447,3 +447,34 @@ fn a_source_that_cannot_be_read_is_said_and_list_exits_2() {
         "{stderr}"
     );
 }
+
+/// A description over the Agent Skills limit (here 2 MB) is shown within
+/// it in listings, saying how much was left out: `list`, `list --json`,
+/// `to-prompt` and `search`.
+#[test]
+fn a_huge_description_is_shown_within_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("kit");
+    let huge = format!("Reads PDF files. {}", "x".repeat(2_000_000));
+    write(
+        &kit.join("skills/pdf/SKILL.md"),
+        &format!("---\nname: pdf\ndescription: {huge}\n---\nBody.\n"),
+    );
+    let kit = kit.to_str().unwrap();
+    for args in [
+        vec!["list", kit],
+        vec!["list", kit, "--json"],
+        vec!["to-prompt", kit],
+        vec!["search", "pdf", kit],
+    ] {
+        let out = skillkit(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {:?}", out.stderr);
+        let text = stdout(&out);
+        assert!(text.len() < 2_000, "{args:?}: {} bytes", text.len());
+        assert!(text.contains("Reads PDF files."), "{args:?}: {text}");
+        assert!(
+            text.contains("[description cut: 1998993 more characters]"),
+            "{args:?}: {text}"
+        );
+    }
+}

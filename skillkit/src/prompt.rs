@@ -1,5 +1,7 @@
-//! The `<available_skills>` block agents put in a system prompt.
+//! The `<available_skills>` block agents put in a system prompt, and how a
+//! description is shown in it and in every other listing.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use crate::skill::Skill;
@@ -28,6 +30,39 @@ pub fn available_skills<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> Stri
     out
 }
 
+/// The most characters of a description a listing or a prompt shows: the
+/// Agent Skills limit on a description. A description from any source (a
+/// file, a database, a server) may be longer; it is shown cut, saying so.
+pub const MAX_DESCRIPTION_SHOWN: usize = skillkit_parser::validate::MAX_DESCRIPTION_CHARS;
+
+/// `description` as a listing or a prompt shows it: whole when it has at
+/// most [`MAX_DESCRIPTION_SHOWN`] characters; else its first ones and a
+/// marker saying how many were left out.
+///
+/// ```
+/// use skillkit::prompt::shown_description;
+/// assert_eq!(shown_description("Reads PDFs."), "Reads PDFs.");
+/// let long = "x".repeat(5000);
+/// let shown = shown_description(&long);
+/// assert!(shown.starts_with(&"x".repeat(1024)));
+/// assert!(shown.ends_with("[description cut: 3976 more characters]"));
+/// ```
+pub fn shown_description(description: &str) -> Cow<'_, str> {
+    if description.len() <= MAX_DESCRIPTION_SHOWN {
+        return Cow::Borrowed(description);
+    }
+    match description.char_indices().nth(MAX_DESCRIPTION_SHOWN) {
+        None => Cow::Borrowed(description),
+        Some((cut, _)) => {
+            let left = description[cut..].chars().count();
+            Cow::Owned(format!(
+                "{}… [description cut: {left} more characters]",
+                &description[..cut]
+            ))
+        }
+    }
+}
+
 /// What opens an `<available_skills>` block.
 pub(crate) const OPEN: &str = "<available_skills>\n";
 /// What closes it.
@@ -37,7 +72,7 @@ pub(crate) const CLOSE: &str = "</available_skills>";
 pub(crate) fn skill_entry(out: &mut String, skill: &Skill) {
     out.push_str("<skill>\n");
     tag(out, "name", &skill.name);
-    tag(out, "description", &skill.description);
+    tag(out, "description", &shown_description(&skill.description));
     if let Some(location) = &skill.location {
         tag(out, "location", &location.display().to_string());
     }

@@ -405,3 +405,63 @@ async fn a_trusted_skills_allowed_tools_pre_approve_an_mcp_tool_by_full_name() {
     );
     assert!(results[2].2 && results[2].1.contains("the user denied the call: no"));
 }
+
+/// An MCP server's tool result over the agent's limit reaches the model cut,
+/// with a line saying how much was left out; by default the limit is
+/// 100,000 characters (about Claude Code's 25,000 tokens).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_result_over_the_limit_is_cut_saying_so() {
+    let Some(everything) = peers::or_skip("server-everything over stdio", peers::everything())
+    else {
+        return;
+    };
+    let big = "x".repeat(300_000);
+    let script = Scripted::new()
+        .tool_call("c1", "everything__echo", json!({"message": big}))
+        .tool_call(
+            "c2",
+            "everything__echo",
+            json!({"message": "y".repeat(5_000)}),
+        )
+        .text("done");
+    let endpoint = || Endpoint::command(everything.to_str().unwrap(), Vec::<String>::new());
+    let first_options =
+        options(catalog(&Memory::new()), &script).mcp_server("everything", endpoint());
+    let mut agent = start_agent(lead(), first_options).unwrap();
+    let (answer, events) = ask(&mut agent, "echo").await;
+    assert_eq!(answer.unwrap(), "done");
+    let echoed = results(&events);
+    // "Echo: " and 300,000 characters: 100,000 kept, the rest said.
+    let first = &echoed[0].1;
+    assert!(
+        first.len() < 100_300,
+        "{} characters reached the model",
+        first.len()
+    );
+    assert!(
+        first.ends_with(
+            "[result cut: 200006 more characters were left out (over this agent's limit of \
+             100000 characters for an MCP tool's result)]"
+        ),
+        "{}",
+        &first[first.len() - 200..]
+    );
+    // Within the limit: whole.
+    assert_eq!(echoed[1].1, format!("Echo: {}", "y".repeat(5_000)));
+
+    let script = Scripted::new()
+        .tool_call(
+            "c1",
+            "everything__echo",
+            json!({"message": "z".repeat(5_000)}),
+        )
+        .text("done");
+    let limited = options(catalog(&Memory::new()), &script)
+        .mcp_output_limit(1_000)
+        .mcp_server("everything", endpoint());
+    let mut agent = start_agent(lead(), limited).unwrap();
+    let (_, events) = ask(&mut agent, "echo").await;
+    let cut = &results(&events)[0].1;
+    assert!(cut.starts_with("Echo: zzz"), "{cut}");
+    assert!(cut.contains("[result cut: 4006 more characters"), "{cut}");
+}

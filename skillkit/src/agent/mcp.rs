@@ -25,6 +25,8 @@ pub(crate) const SEPARATOR: &str = "__";
 pub(crate) struct McpServer {
     pub(crate) prefix: String,
     pub(crate) session: Session,
+    /// The most characters of a result the model gets.
+    pub(crate) max_output: usize,
 }
 
 /// The tools one server offers this turn.
@@ -32,6 +34,7 @@ pub(crate) struct ServerTools {
     pub(crate) prefix: String,
     pub(crate) session: Session,
     pub(crate) tools: Arc<[Tool]>,
+    pub(crate) max_output: usize,
 }
 
 /// A tool call's target: tool `name` of `session`.
@@ -39,6 +42,7 @@ pub(crate) struct ServerTools {
 pub(crate) struct McpTool {
     pub(crate) session: Session,
     pub(crate) name: String,
+    pub(crate) max_output: usize,
 }
 
 /// Whether `prefix` can name a server's tools: ASCII letters, digits, `-`
@@ -88,6 +92,7 @@ pub(crate) async fn tools(servers: &[McpServer], warn: impl Fn(String)) -> Vec<S
                 prefix: server.prefix.clone(),
                 session: server.session.clone(),
                 tools,
+                max_output: server.max_output,
             }),
             None => {
                 warn(format!(
@@ -126,6 +131,7 @@ impl ServerTools {
             let target = McpTool {
                 session: self.session.clone(),
                 name: tool.name.to_string(),
+                max_output: self.max_output,
             };
             Some((full, definition, target))
         })
@@ -141,8 +147,33 @@ impl McpTool {
             _ => return ToolOutcome::error("the input of an MCP tool is an object"),
         };
         match self.session.call_tool(&self.name, arguments).await {
-            Ok(result) => outcome(&result),
+            Ok(result) => match outcome(&result) {
+                ToolOutcome::Ok(Value::String(text)) => {
+                    ToolOutcome::Ok(Value::String(cut(text, self.max_output)))
+                }
+                ToolOutcome::Error(text) => ToolOutcome::Error(cut(text, self.max_output)),
+                other => other,
+            },
             Err(error) => ToolOutcome::error(error.to_string()),
+        }
+    }
+}
+
+/// `text` within `max` characters: past it, its first `max` and a marker
+/// saying how much was left out.
+fn cut(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    match text.char_indices().nth(max) {
+        None => text,
+        Some((at, _)) => {
+            let left = text[at..].chars().count();
+            format!(
+                "{}\n[result cut: {left} more characters were left out (over this agent's limit \
+                 of {max} characters for an MCP tool's result)]",
+                &text[..at]
+            )
         }
     }
 }
@@ -197,7 +228,10 @@ fn block_text(block: &ContentBlock) -> String {
 
 /// `servers`, their prefixes checked, each session started (connecting in
 /// the background).
-pub(crate) fn checked(servers: &[McpServer]) -> Result<Vec<McpServer>, AgentError> {
+pub(crate) fn checked(
+    servers: &[McpServer],
+    max_output: usize,
+) -> Result<Vec<McpServer>, AgentError> {
     let mut seen = std::collections::HashSet::new();
     for server in servers {
         let problem = match () {
@@ -215,13 +249,30 @@ pub(crate) fn checked(servers: &[McpServer]) -> Result<Vec<McpServer>, AgentErro
     for server in servers {
         server.session.start();
     }
-    Ok(servers.to_vec())
+    Ok(servers
+        .iter()
+        .map(|server| McpServer {
+            max_output,
+            ..server.clone()
+        })
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rmcp::model::{ContentBlock, ImageContent};
+
+    #[test]
+    fn a_result_over_the_limit_is_cut_saying_so() {
+        assert_eq!(cut("short".into(), 10), "short");
+        let cut = cut("é".repeat(50), 10);
+        assert!(cut.starts_with(&"é".repeat(10)));
+        assert!(
+            cut.contains("[result cut: 40 more characters were left out"),
+            "{cut}"
+        );
+    }
 
     #[test]
     fn results_become_text_images_a_note_and_is_error_an_error() {

@@ -100,6 +100,8 @@ pub use listing::{
     CHARS_PER_TOKEN, DEFAULT_LISTING_BUDGET, LISTING_SHARE_PERCENT, context_window,
     default_listing_budget,
 };
+#[cfg(feature = "mcp-client")]
+pub use options::DEFAULT_MCP_OUTPUT_LIMIT;
 pub use options::{
     AgentOptions, DEFAULT_MAX_AGENT_DEPTH, DEFAULT_MAX_TURNS, DEFAULT_MODEL,
     DEFAULT_TOOL_CONCURRENCY, DEFAULT_TOOL_TIMEOUT,
@@ -166,7 +168,7 @@ pub fn start_agent(
             .clone()
             .map(crate::agent::script::Scripts::new),
         #[cfg(feature = "mcp-client")]
-        mcp: mcp::checked(&options.mcp)?,
+        mcp: mcp::checked(&options.mcp, options.mcp_output_limit)?,
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         listing_budget: options.listing_budget,

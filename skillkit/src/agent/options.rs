@@ -21,6 +21,11 @@ pub const DEFAULT_MAX_AGENT_DEPTH: u32 = 3;
 pub const DEFAULT_TOOL_CONCURRENCY: usize = 8;
 /// How long one tool call may run, unless set.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+/// The most characters of an MCP server's tool result the model gets,
+/// unless set ([`AgentOptions::mcp_output_limit`]): 100,000, about the
+/// 25,000 tokens Claude Code allows (`MAX_MCP_OUTPUT_TOKENS`).
+#[cfg(feature = "mcp-client")]
+pub const DEFAULT_MCP_OUTPUT_LIMIT: usize = 100_000;
 
 /// How to run an agent: the catalog its skills come from, the model
 /// registry, and optional overrides. Every setter returns the options, so
@@ -60,6 +65,8 @@ pub struct AgentOptions {
     pub(crate) scripts: Option<ScriptOptions>,
     #[cfg(feature = "mcp-client")]
     pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
+    #[cfg(feature = "mcp-client")]
+    pub(crate) mcp_output_limit: usize,
     pub(crate) listing_budget: Option<usize>,
     pub(crate) pinned: Arc<[String]>,
 }
@@ -89,6 +96,8 @@ impl AgentOptions {
             scripts: None,
             #[cfg(feature = "mcp-client")]
             mcp: Vec::new(),
+            #[cfg(feature = "mcp-client")]
+            mcp_output_limit: DEFAULT_MCP_OUTPUT_LIMIT,
             listing_budget: None,
             pinned: Arc::new([]),
         }
@@ -253,7 +262,24 @@ impl AgentOptions {
         self.mcp.push(crate::agent::mcp::McpServer {
             prefix: prefix.into(),
             session: server.into(),
+            max_output: DEFAULT_MCP_OUTPUT_LIMIT,
         });
+        self
+    }
+
+    /// The most characters of an MCP server's tool result the model gets
+    /// ([`DEFAULT_MCP_OUTPUT_LIMIT`] unless set); a longer result is cut,
+    /// with a line saying how much was left out.
+    ///
+    /// ```
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.mcp_output_limit(20_000);
+    /// # let _ = options;
+    /// ```
+    #[cfg(feature = "mcp-client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
+    pub fn mcp_output_limit(mut self, characters: usize) -> Self {
+        self.mcp_output_limit = characters.max(1);
         self
     }
 

@@ -77,7 +77,7 @@ pub(crate) fn answer(
         .map(|hit| {
             json!({
                 "name": hit.skill.name,
-                "description": hit.skill.description,
+                "description": crate::prompt::shown_description(&hit.skill.description),
                 "score": hit.score,
             })
         })

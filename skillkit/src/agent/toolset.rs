@@ -458,7 +458,8 @@ fn agent_tool(agent: &AgentDefinition) -> ToolDefinition {
         format!("{AGENT_PREFIX}{}", agent.name),
         format!(
             "Delegate a task to the sub-agent `{}`: {} It works on its own and returns its answer.",
-            agent.name, agent.description
+            agent.name,
+            crate::prompt::shown_description(&agent.description)
         ),
         serde_json::json!({
             "type": "object",

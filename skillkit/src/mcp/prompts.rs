@@ -39,7 +39,7 @@ fn prompt(skill: &Skill, name: String) -> Prompt {
         .with_required(false);
     Prompt::new(
         name,
-        Some(skill.description.to_string()),
+        Some(crate::prompt::shown_description(&skill.description).into_owned()),
         Some(vec![argument]),
     )
     .with_title(skill.name.to_string())
@@ -113,6 +113,6 @@ pub(super) async fn get(
         .render(&arguments, None)
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, body)]);
-    result.description = Some(skill.description.to_string());
+    result.description = Some(crate::prompt::shown_description(&skill.description).into_owned());
     Ok(result)
 }

@@ -59,7 +59,7 @@ fn of_skill(skill: &Skill) -> Vec<Resource> {
     let mut resources = vec![
         Resource::new(file_uri(skill, SKILL_MD), skill.name.to_string())
             .with_title(format!("{} ({SKILL_MD})", skill.name))
-            .with_description(skill.description.to_string())
+            .with_description(crate::prompt::shown_description(&skill.description).into_owned())
             .with_mime_type(files::mime_type(SKILL_MD, None)),
     ];
     if let Some(dir) = skill.dir() {

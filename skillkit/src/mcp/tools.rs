@@ -256,7 +256,10 @@ fn list_skills(catalog: &Catalog, snapshot: &Snapshot, tools: &ToolSet, input: &
         .and_then(Value::as_u64)
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let item = |skill: &Skill| {
-        let mut item = json!({"name": skill.name, "description": skill.description});
+        let mut item = json!({
+            "name": skill.name,
+            "description": crate::prompt::shown_description(&skill.description),
+        });
         if let Some(wire) = tools.executable_wire(&skill.name) {
             item["tool"] = json!(wire);
         }
