@@ -339,3 +339,43 @@ async fn the_python_sdk_client_gets_the_skills_extension_and_listen_in_its_defau
         python_skills_side(&python, &edit, &["--http".as_ref(), http.url.as_ref()]).await;
     assert_standard(&over_http, &notes);
 }
+
+/// A change made right after `subscriptions/listen` is acknowledged, on a
+/// server the client has asked nothing else (the official Python SDK's 2.x
+/// client in its default mode, over stdio): told every time, in 50 fresh
+/// servers in a row (it was lost when the server had not queried its
+/// catalog before the acknowledgement).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_after_the_listen_acknowledgement_is_told_every_time() {
+    let python = match python() {
+        Ok(python) => python,
+        Err(why) if std::env::var("SKILLKIT_REQUIRE_PEERS").as_deref() != Ok("1") => {
+            eprintln!("\n*** SKIPPED: listen race NOT CHECKED: {why} ***\n");
+            return;
+        }
+        Err(why) => panic!("SKILLKIT_REQUIRE_PEERS=1 but {why}"),
+    };
+    let dir = skills_kit();
+    let notes = dir.path().join("notes");
+    let mut command = Command::new(python);
+    command
+        .arg(skillkit_tests::peers::dir().join("mcp_listen_race.py"))
+        .arg("--kit")
+        .arg(&notes)
+        .args(["--runs", "50", "--wait", "15", "--stdio"])
+        .arg(env!("CARGO_BIN_EXE_skillkit"))
+        .arg("serve")
+        .arg(&notes);
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the Python SDK client failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(seen["runs"], 50, "{seen}");
+    assert_eq!(seen["missed"], 0, "{seen}");
+}

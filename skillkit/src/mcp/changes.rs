@@ -6,7 +6,11 @@
 //! (revision 2026-07-28) that asked for that list. A skill's entry of the
 //! skills extension is made of resources, so a change of `skills/list` (an
 //! edited `SKILL.md`: its stamp is part of the resources' hash) is told as
-//! `resources/list_changed`, as the extension says.
+//! `resources/list_changed`, as the extension says. The server queries its
+//! catalog once before it serves anyone, so a `subscriptions/listen` stream
+//! knows what the lists showed when it was acknowledged, and a change made
+//! right after is told (a stream acknowledged before any query is told of
+//! every list, rather than risk losing one).
 //!
 //! The comparison is cheap: when every skill of the snapshot is the same
 //! `Arc` as at the previous query (providers keep the skills they did not
@@ -161,11 +165,19 @@ impl Changes {
 
     /// Tells `sink` of each list that changed since they showed `since`:
     /// a stream is acknowledged before it is registered, so a change found
-    /// in between (by the poll, or a request) is told this way.
+    /// in between (by the poll, or a request) is told this way. When what
+    /// they showed then is unknown (no query had been made), every list is
+    /// told: a change made after the acknowledgement is never lost, at the
+    /// cost of a client listing once more.
     pub(super) async fn catch_up(&self, sink: &SubscriptionSink, since: Option<Lists>) {
-        let (Some(since), Some(now)) = (since, self.lists()) else {
+        let Some(now) = self.lists() else {
             return;
         };
+        let since = since.unwrap_or(Lists {
+            tools: !now.tools,
+            prompts: !now.prompts,
+            resources: !now.resources,
+        });
         if now.tools != since.tools {
             let _ = sink.notify_tool_list_changed().await;
         }

@@ -284,6 +284,7 @@ impl McpServer {
         options: HttpOptions,
     ) -> Result<(), ServeError> {
         use axum::serve::ListenerExt;
+        self.baseline().await;
         options.check_bind(listener.local_addr().map_err(ServeError::Io)?)?;
         // An answer goes out when written, not held back (Nagle) until the
         // client acknowledges the previous segment.

@@ -353,6 +353,7 @@ impl McpServer {
     /// # });
     /// ```
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        self.baseline().await;
         let running = self
             .serve(JsonLines::new(tokio::io::stdin(), tokio::io::stdout()))
             .await
@@ -369,6 +370,14 @@ impl McpServer {
     #[doc(hidden)]
     pub fn digests_computed(&self) -> usize {
         self.digests.computed()
+    }
+
+    /// Queries the catalog once before the first client is served, so that
+    /// what the lists show is known when a `subscriptions/listen` stream is
+    /// acknowledged, and a change made after it is told against it.
+    async fn baseline(&self) {
+        let snapshot = self.catalog.snapshot().await;
+        self.changes.observe(&snapshot);
     }
 
     /// Another handle on this server for requests of sessions that joined
