@@ -186,7 +186,10 @@ impl Watcher {
                 continue;
             };
             for entry in entries.flatten() {
-                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                // The walk skips VCS folders and build output (`.git`,
+                // `node_modules`, `target`, …): so does the watch, or a large
+                // repository would spend the system's watch limit on them.
+                if entry.file_type().is_ok_and(|t| t.is_dir()) && !skipped(&entry.path()) {
                     stack.push(entry.path());
                 }
             }
@@ -277,10 +280,20 @@ impl Watcher {
             self.unwatch_tree(&dir);
         }
         for dir in std::mem::take(&mut pending.created) {
-            self.watch_tree(&dir)?;
+            if !skipped(&dir) {
+                self.watch_tree(&dir)?;
+            }
         }
         Ok(())
     }
+}
+
+/// Whether the walk skips folder `dir` by its name (the one rule
+/// [`is_skipped`](skillkit_parser::layout::is_skipped)).
+fn skipped(dir: &Path) -> bool {
+    dir.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(skillkit_parser::layout::is_skipped)
 }
 
 impl Watch {
@@ -537,6 +550,44 @@ mod tests {
                 root.join("k"),
                 root.join("k/skills"),
                 root.join("k/skills/b")
+            ]
+        );
+    }
+
+    #[test]
+    fn folders_the_walk_skips_are_not_watched() {
+        let dir = tempfile::tempdir().unwrap();
+        for folder in [
+            "k/skills/a",
+            "k/node_modules/x/y",
+            "k/.git/objects",
+            "k/target/debug",
+        ] {
+            std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+        }
+        let root = std::path::absolute(dir.path()).unwrap();
+        let roots = Roots {
+            dir: dir.path().to_path_buf(),
+            watched: root.clone(),
+            each: true,
+        };
+        let mut watcher = Watcher::new(&root).unwrap();
+        // One made later is not watched either.
+        std::fs::create_dir_all(root.join("k/skills/a/node_modules/z")).unwrap();
+        std::fs::create_dir_all(root.join("k/skills/c")).unwrap();
+        let mut pending = Pending::default();
+        watcher.read(&roots, &mut pending);
+        watcher.follow(&mut pending).unwrap();
+        let mut folders: Vec<_> = watcher.folders.values().cloned().collect();
+        folders.sort();
+        assert_eq!(
+            folders,
+            [
+                root.clone(),
+                root.join("k"),
+                root.join("k/skills"),
+                root.join("k/skills/a"),
+                root.join("k/skills/c"),
             ]
         );
     }
