@@ -18,10 +18,10 @@ use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 pub use body::{Body, BodyError, BodySource};
 #[cfg(feature = "mcp-client")]
 pub(crate) use files::relative_path;
-#[cfg(any(feature = "mcp", feature = "agent"))]
-pub(crate) use files::resolve_file;
 #[cfg(feature = "mcp")]
 pub(crate) use files::resolve_folder;
+#[cfg(any(feature = "mcp", feature = "agent"))]
+pub(crate) use files::{files_beside, resolve_file};
 pub(crate) use more::{Maps, More};
 pub use render::Arguments;
 pub(crate) use render::Piece;

@@ -139,3 +139,80 @@ async fn upstream(dir: &std::path::Path) -> String {
 async fn axum_serve(listener: tokio::net::TcpListener, app: skillkit::mcp::axum::Router) {
     let _ = skillkit::mcp::axum::serve(listener, app).await;
 }
+
+/// A manifest is the whole skill or none: a skill with more files than are
+/// read beside a skill (1,000), or with a file larger than `resources/read`
+/// sends (8 MiB), is listed as `"dynamic"`, and another SkillKit activates
+/// it (it was refused as "changed after the catalog listed it"); the large
+/// file, asked for, is refused saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skill_too_big_for_a_manifest_is_dynamic_and_still_activates() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{ReadResourceRequestParams, SkillResources};
+
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("big");
+    write(
+        kit.join("skills/many/SKILL.md"),
+        skill_md("many", "Many files.", "Many for $ARGUMENTS.\n"),
+    );
+    for i in 0..1001 {
+        write(kit.join(format!("skills/many/data/{i:04}.txt")), "x");
+    }
+    write(
+        kit.join("skills/large/SKILL.md"),
+        skill_md("large", "A large file.", "Large for $ARGUMENTS.\n"),
+    );
+    write(
+        kit.join("skills/large/blob.bin"),
+        vec![0u8; 8 * 1024 * 1024 + 1],
+    );
+    write(
+        kit.join("skills/small/SKILL.md"),
+        skill_md("small", "Small.", "Small.\n"),
+    );
+    write(kit.join("skills/small/notes.md"), "n");
+    let served = Catalog::builder().provider(Local::new(&kit)).build();
+    let server = McpServer::new(served);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = server.router(HttpOptions::new());
+    tokio::spawn(async move { axum_serve(listener, app).await });
+
+    let client = ()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+            url.as_str(),
+        ))
+        .await
+        .unwrap();
+    let listed = client.list_all_skills().await.unwrap();
+    let resources = |name: &str| {
+        listed
+            .iter()
+            .find(|s| s.uri.contains(&format!("/{name}/")))
+            .map(|s| s.resources.clone())
+            .unwrap()
+    };
+    assert!(matches!(resources("many"), SkillResources::Dynamic));
+    assert!(matches!(resources("large"), SkillResources::Dynamic));
+    assert!(matches!(resources("small"), SkillResources::Files(f) if f.len() == 2));
+    let refused = client
+        .read_resource(ReadResourceRequestParams::new("skill://big/large/blob.bin"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("larger than 8 MiB"), "{refused}");
+    client.cancel().await.unwrap();
+
+    let catalog = Catalog::builder()
+        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .build();
+    for (name, expected) in [
+        ("remote:many", "Many for it.\n"),
+        ("remote:large", "Large for it.\n"),
+    ] {
+        let skill = catalog.get_skill(name).await.unwrap();
+        skill.body.load().await.unwrap();
+        assert_eq!(skill.render("it", None).unwrap(), expected);
+    }
+}

@@ -5,23 +5,19 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
-use std::path::Path;
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
 use crate::agent::search_skills::SEARCH_SKILLS;
 use crate::llm::ToolDefinition;
-use crate::skill::{Skill, memo};
-use skillkit_parser::layout::{Fingerprint, Stamp};
+use crate::skill::{Skill, files_beside};
 
 /// The name of the tool that activates knowledge skills.
 pub const ACTIVATE_SKILL: &str = "activate_skill";
 
 /// The most file names listed beside an activated skill.
 const MAX_LISTED_FILES: usize = 100;
-
 /// The skills `activate_skill` reaches in one tool set, and what it says
 /// when a call names another.
 pub(crate) struct Activatable {
@@ -203,15 +199,28 @@ pub(crate) fn skill_content(skill: &Skill, body: &str) -> String {
     out.push('\n');
     if let Some(dir) = skill.dir() {
         let _ = write!(out, "\nSkill directory: {}\n", dir.display());
-        let files = files_beside(dir);
-        if !files.is_empty() {
+        let beside = files_beside(dir);
+        if !beside.files.is_empty() {
             let _ = writeln!(
                 out,
                 "Files in it (paths relative to the skill directory; read one only when the \
                  instructions need it):"
             );
-            for file in files.iter() {
+            for file in beside.files.iter().take(MAX_LISTED_FILES) {
                 let _ = writeln!(out, "- {file}");
+            }
+            let more = beside.files.len().saturating_sub(MAX_LISTED_FILES);
+            match (more, beside.whole) {
+                (0, true) => {}
+                (0, false) => {
+                    let _ = writeln!(out, "- … and more, not listed");
+                }
+                (more, true) => {
+                    let _ = writeln!(out, "- … and {more} more, not listed");
+                }
+                (more, false) => {
+                    let _ = writeln!(out, "- … and {more} more and others, not listed");
+                }
             }
         }
     }
@@ -219,88 +228,9 @@ pub(crate) fn skill_content(skill: &Skill, body: &str) -> String {
     out
 }
 
-/// The files under `dir` other than `SKILL.md`, relative, sorted; hidden
-/// entries skipped; at most [`MAX_LISTED_FILES`]. The listing of an earlier
-/// call is reused while every folder it read has the stamp it had then
-/// (adding, removing or renaming an entry changes a folder's stamp): one
-/// `stat` per folder instead of opening and reading each.
-pub(crate) fn files_beside(dir: &Path) -> Arc<[String]> {
-    fn walk(
-        root: &Path,
-        dir: &Path,
-        depth: usize,
-        out: &mut Vec<String>,
-        proofs: &mut Vec<(Arc<Path>, Option<Fingerprint>)>,
-        read_at: SystemTime,
-    ) {
-        let proof = Stamp::of(dir).and_then(|stamp| stamp.proof(read_at));
-        proofs.push((Arc::from(dir), proof));
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            if out.len() >= MAX_LISTED_FILES {
-                return;
-            }
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let path = entry.path();
-            match entry.file_type() {
-                Ok(t) if t.is_dir() && depth < 4 => {
-                    walk(root, &path, depth + 1, out, proofs, read_at);
-                }
-                Ok(t) if t.is_file() => {
-                    let relative = path.strip_prefix(root).unwrap_or(&path);
-                    if relative != Path::new("SKILL.md") {
-                        out.push(relative.display().to_string());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    if let Some(files) = memo::LISTINGS_BESIDE.get(dir) {
-        return files;
-    }
-    let (mut out, mut proofs) = (Vec::new(), Vec::new());
-    // Taken before the folders are read: an entry added after it gets a
-    // later mtime.
-    walk(dir, dir, 0, &mut out, &mut proofs, SystemTime::now());
-    let files: Arc<[String]> = out.into();
-    memo::LISTINGS_BESIDE.keep(&Arc::from(dir), proofs, Arc::clone(&files), 1);
-    files
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skill::memo::tests::{age, skill};
-    use std::fs;
-
-    #[test]
-    fn a_listing_is_kept_until_a_folder_in_it_changes() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("s");
-        fs::create_dir_all(root.join("scripts")).unwrap();
-        skill(&root, "body");
-        fs::write(root.join("scripts/run.py"), "").unwrap();
-        age(&root.join("scripts"));
-        age(&root);
-        assert_eq!(&*files_beside(&root), ["scripts/run.py"]);
-        assert!(memo::LISTINGS_BESIDE.get(&root).is_some(), "kept");
-        // A file added to the sub-folder changes that folder's stamp only.
-        fs::write(root.join("scripts/new.py"), "").unwrap();
-        assert_eq!(memo::LISTINGS_BESIDE.get(&root), None);
-        assert_eq!(&*files_beside(&root), ["scripts/new.py", "scripts/run.py"]);
-        // Just changed: not kept, so a second change is seen too.
-        assert_eq!(memo::LISTINGS_BESIDE.get(&root), None);
-        fs::remove_file(root.join("scripts/run.py")).unwrap();
-        assert_eq!(&*files_beside(&root), ["scripts/new.py"]);
-    }
 
     #[test]
     fn closest_names_are_found_whole_or_by_their_bare_part() {

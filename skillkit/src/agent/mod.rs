@@ -110,10 +110,7 @@ pub use search_skills::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_SKILLS};
 pub use trust::{MAX_TRUSTED_BYTES, TrustPolicy, TrustStore, Trusted};
 
 // What the MCP server shares with the agent runtime: the one path that runs a
-// tool call (its tool set, cached per change of the catalog, and the runner),
-// and the files listed beside a skill.
-#[cfg(feature = "mcp")]
-pub(crate) use activate::files_beside;
+// tool call (its tool set, cached per change of the catalog, and the runner).
 // The host of a tool call: also `script`'s, for `!`command`` approvals.
 pub(crate) use dispatch::Host;
 #[cfg(feature = "mcp")]

@@ -12,9 +12,9 @@ use rmcp::ErrorData;
 use rmcp::model::{JsonObject, ReadResourceResult, Resource, ResourceContents};
 use serde_json::json;
 
-use crate::agent::files_beside;
 use crate::catalog::Snapshot;
 use crate::skill::Skill;
+use crate::skill::files_beside;
 
 use super::files::{self, Contents};
 
@@ -63,7 +63,7 @@ fn of_skill(skill: &Skill) -> Vec<Resource> {
             .with_mime_type(files::mime_type(SKILL_MD, None)),
     ];
     if let Some(dir) = skill.dir() {
-        for path in files_beside(dir).iter() {
+        for path in files_beside(dir).files.iter() {
             let path = path.replace(std::path::MAIN_SEPARATOR, "/");
             resources.push(
                 Resource::new(file_uri(skill, &path), format!("{}/{path}", skill.name))

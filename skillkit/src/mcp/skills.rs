@@ -34,10 +34,10 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::agent::files_beside;
 use crate::catalog::Snapshot;
 use crate::kit::Skills;
 use crate::skill::Skill;
+use crate::skill::files_beside;
 
 use super::digests::Digests;
 use super::files;
@@ -58,16 +58,29 @@ fn entry(skill: &Skill, digests: &Digests) -> Result<Entry, String> {
             };
             let main = read(location, SKILL_MD, true)?;
             let mut files = vec![SkillResource::new(uri.clone(), &main.digest, main.size)];
-            for path in files_beside(dir).iter() {
+            let beside = files_beside(dir);
+            // A manifest is the whole skill or none: with more files than
+            // are read beside a skill, or one larger than `resources/read`
+            // sends, the skill is `"dynamic"` (its client reads what it
+            // needs, one file at a time).
+            let mut whole = beside.whole && main.size <= files::MAX_FILE_BYTES;
+            for path in beside.files.iter() {
+                if !whole {
+                    break;
+                }
                 let path = path.replace(std::path::MAIN_SEPARATOR, "/");
                 let facts = read(&dir.join(&path), &path, false)?;
+                whole = facts.size <= files::MAX_FILE_BYTES;
                 files.push(SkillResource::new(
                     resources::file_uri(skill, &path),
                     &facts.digest,
                     facts.size,
                 ));
             }
-            (main.frontmatter.clone(), SkillResources::Files(files))
+            match whole {
+                true => (main.frontmatter.clone(), SkillResources::Files(files)),
+                false => (main.frontmatter.clone(), SkillResources::Dynamic),
+            }
         }
         _ => (None, SkillResources::Dynamic),
     };

@@ -4,6 +4,16 @@
 //! through `..` or a symlink).
 
 use std::path::{Component, Path, PathBuf};
+#[cfg(any(feature = "mcp", feature = "agent"))]
+use std::sync::Arc;
+#[cfg(any(feature = "mcp", feature = "agent"))]
+use std::time::SystemTime;
+
+#[cfg(any(feature = "mcp", feature = "agent"))]
+use skillkit_parser::layout::{Fingerprint, Stamp};
+
+#[cfg(any(feature = "mcp", feature = "agent"))]
+use super::memo;
 
 /// The file at `path` (as a client wrote it, relative to `dir`), canonical,
 /// if it lies inside `dir` and is not hidden; else what is wrong, said so the
@@ -191,5 +201,126 @@ mod tests {
         std::fs::create_dir_all(&hidden_root).unwrap();
         std::fs::write(hidden_root.join("notes.md"), "n").unwrap();
         assert!(resolve(&hidden_root, "notes.md").is_ok());
+    }
+}
+
+/// The most files read beside a skill: past it, its listing is not whole
+/// (the MCP server then serves its files as `"dynamic"`).
+#[cfg(any(feature = "mcp", feature = "agent"))]
+pub(crate) const MAX_FILES_BESIDE: usize = 1000;
+/// How many folders deep the files beside a skill are read.
+#[cfg(any(feature = "mcp", feature = "agent"))]
+const MAX_DEPTH_BESIDE: usize = 8;
+
+/// The files beside a skill's `SKILL.md`, and whether that is all of them.
+#[derive(Debug, Default, PartialEq, Eq)]
+#[cfg_attr(not(any(feature = "mcp", feature = "agent")), allow(dead_code))]
+pub(crate) struct Beside {
+    /// Paths relative to the skill's folder, sorted; hidden entries skipped.
+    pub(crate) files: Vec<String>,
+    /// Whether every file is here: false past [`MAX_FILES_BESIDE`] files,
+    /// or with a folder deeper than [`MAX_DEPTH_BESIDE`].
+    pub(crate) whole: bool,
+}
+
+#[cfg(any(feature = "mcp", feature = "agent"))]
+/// The files under `dir` other than `SKILL.md` ([`Beside`]): at most
+/// [`MAX_FILES_BESIDE`], from at most [`MAX_DEPTH_BESIDE`] folders down. The
+/// listing of an earlier call is reused while every folder it read has the
+/// stamp it had then (adding, removing or renaming an entry changes a
+/// folder's stamp): one `stat` per folder instead of opening and reading
+/// each.
+pub(crate) fn files_beside(dir: &Path) -> Arc<Beside> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        depth: usize,
+        out: &mut Beside,
+        proofs: &mut Vec<(Arc<Path>, Option<Fingerprint>)>,
+        read_at: SystemTime,
+    ) {
+        let proof = Stamp::of(dir).and_then(|stamp| stamp.proof(read_at));
+        proofs.push((Arc::from(dir), proof));
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            if !out.whole {
+                return;
+            }
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < MAX_DEPTH_BESIDE => {
+                    walk(root, &path, depth + 1, out, proofs, read_at);
+                }
+                // Deeper than read: the listing is not all of them.
+                Ok(t) if t.is_dir() => out.whole = false,
+                Ok(t) if t.is_file() => {
+                    let relative = path.strip_prefix(root).unwrap_or(&path);
+                    if relative != Path::new("SKILL.md") {
+                        if out.files.len() >= MAX_FILES_BESIDE {
+                            out.whole = false;
+                            return;
+                        }
+                        out.files.push(relative.display().to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(beside) = memo::LISTINGS_BESIDE.get(dir) {
+        return beside;
+    }
+    let mut out = Beside {
+        files: Vec::new(),
+        whole: true,
+    };
+    let mut proofs = Vec::new();
+    // Taken before the folders are read: an entry added after it gets a
+    // later mtime.
+    walk(dir, dir, 0, &mut out, &mut proofs, SystemTime::now());
+    let beside = Arc::new(out);
+    memo::LISTINGS_BESIDE.keep(&Arc::from(dir), proofs, Arc::clone(&beside), 1);
+    beside
+}
+
+#[cfg(all(test, any(feature = "mcp", feature = "agent")))]
+mod beside_tests {
+    use super::*;
+    use crate::skill::memo::tests::{age, skill};
+    use std::fs;
+
+    #[test]
+    fn a_listing_is_kept_until_a_folder_in_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("s");
+        fs::create_dir_all(root.join("scripts")).unwrap();
+        skill(&root, "body");
+        fs::write(root.join("scripts/run.py"), "").unwrap();
+        age(&root.join("scripts"));
+        age(&root);
+        assert_eq!(files_beside(&root).files, ["scripts/run.py"]);
+        assert!(
+            crate::skill::memo::LISTINGS_BESIDE.get(&root).is_some(),
+            "kept"
+        );
+        // A file added to the sub-folder changes that folder's stamp only.
+        fs::write(root.join("scripts/new.py"), "").unwrap();
+        assert_eq!(crate::skill::memo::LISTINGS_BESIDE.get(&root), None);
+        assert_eq!(
+            files_beside(&root).files,
+            ["scripts/new.py", "scripts/run.py"]
+        );
+        // Just changed: not kept, so a second change is seen too.
+        assert_eq!(crate::skill::memo::LISTINGS_BESIDE.get(&root), None);
+        fs::remove_file(root.join("scripts/run.py")).unwrap();
+        assert_eq!(files_beside(&root).files, ["scripts/new.py"]);
     }
 }

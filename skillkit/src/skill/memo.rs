@@ -25,6 +25,7 @@ use skillkit_parser::layout::{Fingerprint, Stamp};
 const BODY_BYTES: usize = 4 << 20;
 
 /// The most folder listings kept.
+#[cfg(any(feature = "agent", feature = "mcp"))]
 const LISTINGS: usize = 1024;
 
 /// A value read from the files and folders whose fingerprints it keeps.
@@ -57,8 +58,8 @@ struct State<V> {
 pub(crate) static BODIES: LazyLock<Memo<Arc<str>>> = LazyLock::new(|| Memo::new(BODY_BYTES));
 
 /// The files beside a skill, by its folder, each listing weighing one.
-#[cfg_attr(not(feature = "agent"), allow(dead_code))]
-pub(crate) static LISTINGS_BESIDE: LazyLock<Memo<Arc<[String]>>> =
+#[cfg(any(feature = "agent", feature = "mcp"))]
+pub(crate) static LISTINGS_BESIDE: LazyLock<Memo<Arc<super::files::Beside>>> =
     LazyLock::new(|| Memo::new(LISTINGS));
 
 impl<V: Clone> Memo<V> {

@@ -153,6 +153,7 @@ pub(crate) enum Piece<'a> {
     /// Text the skill's author wrote: its tokens are substituted.
     Template(&'a str),
     /// Text from elsewhere: inserted unchanged.
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     Inert(&'a str),
 }
 
