@@ -560,3 +560,36 @@ async fn a_skill_only_people_run_is_refused_by_every_model_tool() {
     }
     client.cancel().await.unwrap();
 }
+
+/// A file added or edited beside a skill (a reference, a script) is a
+/// change of the resources, told like one, so clients do not keep stale
+/// resources until they re-list.
+#[tokio::test]
+async fn a_file_beside_a_skill_added_or_edited_is_notified() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillkit")).configure(|c| {
+        c.arg("serve")
+            .arg(&notes)
+            .args(["--watch-interval", "0.05"]);
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    client.list_all_resources().await.unwrap();
+    write(&notes.join("skills/search/reference.md"), "# Reference\n");
+    expect(&mut notifications, &["resources"]).await;
+    let listed = client.list_all_resources().await.unwrap();
+    assert!(
+        listed
+            .iter()
+            .any(|r| r.uri == "skill://notes/search/reference.md"),
+        "{listed:?}"
+    );
+    // An edit of a file already listed: its bytes (and digest) changed.
+    write(&notes.join("skills/search/scripts/find.sh"), "echo found\n");
+    expect(&mut notifications, &["resources"]).await;
+    client.cancel().await.unwrap();
+}

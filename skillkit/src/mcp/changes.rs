@@ -16,9 +16,12 @@
 //! `Arc` as at the previous query (providers keep the skills they did not
 //! re-read), nothing changed; otherwise a hash of what each list shows (the
 //! tool set's definitions, which the server's next `tools/list` takes from
-//! the same cache; names, descriptions and locations) is compared. Files
-//! added beside a skill are not watched: a client sees them at its next
-//! `resources/list`.
+//! the same cache; names, descriptions and locations) is compared. The
+//! files beside each skill (its references, scripts, templates: resources
+//! too) are compared by the poll alone, not by every request: their
+//! listing (kept while its folders' stamps hold) and each file's stamp, so a
+//! file added, removed, renamed or edited beside a skill is told as
+//! `resources/list_changed` within one poll.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -32,7 +35,7 @@ use skillkit_parser::layout::Stamp;
 
 use crate::agent::{ToolCache, ToolSet};
 use crate::catalog::{Catalog, Snapshot};
-use crate::skill::Skill;
+use crate::skill::{Skill, files_beside};
 
 /// How often the catalog is queried for changes while a client is
 /// connected, unless [`McpServer::watch`](super::McpServer::watch) says
@@ -84,6 +87,8 @@ impl Lists {
 struct State {
     skills: Vec<Arc<Skill>>,
     lists: Option<Lists>,
+    /// The files beside the skills, hashed, at the last poll.
+    beside: Option<u64>,
     peers: Vec<Peer<RoleServer>>,
     /// The open `subscriptions/listen` streams, by a number of their own.
     listeners: Vec<(u64, SubscriptionSink)>,
@@ -269,6 +274,36 @@ impl Changes {
         });
     }
 
+    /// Compares the files beside the skills of `snapshot` with the last
+    /// poll's, and tells every client that the resources changed when they
+    /// did (the skills themselves are [`observe`](Self::observe)d).
+    pub(super) fn observe_beside(&self, snapshot: &Snapshot) {
+        let now = beside(snapshot);
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let Some(before) = state.beside.replace(now) else {
+            return;
+        };
+        if before == now {
+            return;
+        }
+        state.peers.retain(|peer| !peer.is_transport_closed());
+        let peers = state.peers.clone();
+        let listeners: Vec<SubscriptionSink> =
+            state.listeners.iter().map(|(_, s)| s.clone()).collect();
+        drop(state);
+        tracing::debug!("a file beside a skill changed");
+        tokio::spawn(async move {
+            for sink in listeners {
+                let _ = sink.notify_resource_list_changed().await;
+            }
+            for peer in peers {
+                let _ = peer.notify_resource_list_changed().await;
+            }
+        });
+    }
+
     /// Whether a client is connected.
     fn watched(&self) -> bool {
         self.state.lock().is_ok_and(|mut state| {
@@ -291,6 +326,27 @@ async fn poll(changes: Weak<Changes>, interval: Duration) {
         if changes.watched() {
             let snapshot = changes.catalog.snapshot().await;
             changes.observe(&snapshot);
+            // One stat per folder (while its listing holds) and per file.
+            let watch = Arc::clone(&changes);
+            let _ = tokio::task::spawn_blocking(move || watch.observe_beside(&snapshot)).await;
         }
     }
+}
+
+/// The files beside every skill of `snapshot` read from a folder: each
+/// one's path and stamp, hashed.
+fn beside(snapshot: &Snapshot) -> u64 {
+    let mut hash = DefaultHasher::new();
+    for skill in snapshot.skills() {
+        let Some(dir) = skill.dir() else {
+            continue;
+        };
+        let listing = files_beside(dir);
+        (dir, listing.whole).hash(&mut hash);
+        for file in &listing.files {
+            file.hash(&mut hash);
+            format!("{:?}", Stamp::of(&dir.join(file))).hash(&mut hash);
+        }
+    }
+    hash.finish()
 }

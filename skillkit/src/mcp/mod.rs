@@ -378,6 +378,8 @@ impl McpServer {
     async fn baseline(&self) {
         let snapshot = self.catalog.snapshot().await;
         self.changes.observe(&snapshot);
+        let changes = Arc::clone(&self.changes);
+        let _ = tokio::task::spawn_blocking(move || changes.observe_beside(&snapshot)).await;
     }
 
     /// Another handle on this server for requests of sessions that joined
