@@ -702,3 +702,60 @@ async fn list_skills_searches_with_a_query_and_a_limit() {
     assert_eq!(all.as_array().unwrap().len(), 41);
     assert!(all[0].get("score").is_none());
 }
+
+/// A provider that counts how often the catalog lists it.
+struct Listed {
+    kit: skillkit::Kit,
+    listed: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[skillkit::async_trait]
+impl skillkit::KitProvider for Listed {
+    async fn list_kits(&self) -> Result<Vec<skillkit::Kit>, skillkit::ProviderError> {
+        self.listed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(vec![self.kit.clone()])
+    }
+}
+
+/// The pages of `skills/list` and `resources/list` after the first are read
+/// from the first page's snapshot: paging through 200 skills ten at a time
+/// is one catalog query per listing, not one per page; and a listing is
+/// consistent even when the catalog changes while it is paged.
+#[tokio::test]
+async fn the_pages_of_a_long_listing_come_from_one_snapshot() {
+    use std::sync::atomic::Ordering;
+    let listed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let dir = tempfile::tempdir().unwrap();
+    let mut kit = skillkit::Kit::new("big");
+    for i in 0..200 {
+        let folder = dir.path().join(format!("s{i:03}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let file = folder.join("SKILL.md");
+        std::fs::write(
+            &file,
+            format!("---\nname: s{i:03}\ndescription: d\n---\nBody.\n"),
+        )
+        .unwrap();
+        kit.insert_skill(Skill::new(format!("big:s{i:03}"), "d").with_location(file));
+    }
+    let provider = Listed {
+        kit,
+        listed: listed.clone(),
+    };
+    let server = McpServer::new(Catalog::builder().provider(provider).build())
+        .watch(None)
+        .page_size(10);
+    let client = connect(server, ()).await;
+    // The handshake's own query (after `initialized`, in the background)
+    // may land in the first count.
+    let before = listed.load(Ordering::SeqCst);
+    let skills = client.list_all_skills().await.unwrap();
+    assert_eq!(skills.len(), 200);
+    let queries = listed.load(Ordering::SeqCst) - before;
+    assert!(queries <= 2, "{queries} catalog queries for 20 pages");
+    let before = listed.load(Ordering::SeqCst);
+    let resources = client.list_all_resources().await.unwrap();
+    assert_eq!(resources.len(), 200);
+    assert_eq!(listed.load(Ordering::SeqCst) - before, 1, "20 pages");
+}

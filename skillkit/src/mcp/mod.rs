@@ -170,6 +170,8 @@ pub struct McpServer {
     digests: Arc<Digests>,
     /// The skills sorted by URI, for `skills/list`, per catalog change.
     by_uri: Arc<skills::Sorted>,
+    /// The snapshots of listings being paged through.
+    held: Arc<pages::Held>,
     /// What the lists showed when this connection's last
     /// `subscriptions/listen` was accepted (see `listen`).
     listen_since: Mutex<Option<changes::Lists>>,
@@ -191,6 +193,7 @@ impl Clone for McpServer {
             joined: AtomicBool::new(false),
             digests: Arc::clone(&self.digests),
             by_uri: Arc::clone(&self.by_uri),
+            held: Arc::clone(&self.held),
             listen_since: Mutex::default(),
             http_sessions: Arc::clone(&self.http_sessions),
         }
@@ -257,6 +260,7 @@ impl McpServer {
             joined: AtomicBool::new(false),
             digests: Arc::default(),
             by_uri: Arc::default(),
+            held: Arc::default(),
             listen_since: Mutex::default(),
             http_sessions: Arc::default(),
         }
@@ -382,6 +386,24 @@ impl McpServer {
         let _ = tokio::task::spawn_blocking(move || changes.observe_beside(&snapshot)).await;
     }
 
+    /// The snapshot a page of a long listing is read from: the first page's
+    /// (held, and named by the cursor) for the pages after it, else a new
+    /// query; and the number it is held as.
+    async fn paged(
+        &self,
+        request: Option<&PaginatedRequestParams>,
+        peer: &Peer<RoleServer>,
+    ) -> (Snapshot, u64) {
+        if let Some(id) = pages::held(request)
+            && let Some(snapshot) = self.held.get(id)
+        {
+            return (snapshot, id);
+        }
+        let snapshot = self.snapshot(peer).await;
+        let id = self.held.hold(&snapshot);
+        (snapshot, id)
+    }
+
     /// Another handle on this server for requests of sessions that joined
     /// the change watch already (see `direct`).
     fn for_joined(&self) -> McpServer {
@@ -503,12 +525,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
-        let snapshot = self.snapshot(&context.peer).await;
+        let (snapshot, held) = self.paged(request.as_ref(), &context.peer).await;
         let cursor = cursor.as_deref();
         let resources = resources::after(&snapshot, cursor, self.page_size);
         let (page, next) = pages::page(resources, |r| &r.uri, cursor, self.page_size);
         let mut result = ListResourcesResult::with_all_items(page);
-        result.next_cursor = next;
+        result.next_cursor = pages::holding(next, held);
         Ok(result)
     }
 
@@ -528,18 +550,20 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let cursor = pages::cursor(request.as_ref())?;
-        let snapshot = self.snapshot(&context.peer).await;
+        let (snapshot, held) = self.paged(request.as_ref(), &context.peer).await;
         let digests = Arc::clone(&self.digests);
         let page_size = self.page_size;
         let by_uri = Arc::clone(&self.by_uri);
         // Reading files to digest them is blocking work (and so is sorting
         // the URIs of a catalog that changed).
-        tokio::task::spawn_blocking(move || {
+        let mut result = tokio::task::spawn_blocking(move || {
             let skills = by_uri.of(&snapshot);
             skills::list(&skills, &digests, cursor.as_deref(), page_size)
         })
         .await
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        result.next_cursor = pages::holding(result.next_cursor.take(), held);
+        Ok(result)
     }
 
     async fn get_skill(

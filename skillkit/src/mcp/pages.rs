@@ -4,13 +4,112 @@
 //! changed in between (nothing is skipped or repeated around a change). A
 //! cursor is opaque (`c1.` and the key in URL-safe base64), so one the server
 //! did not give is told apart and refused, not answered with an empty page.
+//!
+//! The long lists (`skills/list`, `resources/list`) read their later pages
+//! from the snapshot of their first ([`Held`]): their cursors (`c2.`) also
+//! name it, so a listing of 10,000 skills is one catalog query, not one per
+//! page. A snapshot no longer held (a minute on, or past the last 16) is
+//! replaced by a new query, and the key still places the page.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
 
+use crate::catalog::Snapshot;
+
 /// What every cursor of this server starts with.
 const PREFIX: &str = "c1.";
+/// What a cursor that also names a held snapshot starts with.
+const HELD_PREFIX: &str = "c2.";
+/// How many snapshots are held for later pages.
+const HELD: usize = 16;
+/// How long a snapshot is held for later pages.
+const HELD_FOR: Duration = Duration::from_secs(60);
+
+/// The snapshots of listings being paged through, by a number of their own.
+#[derive(Default)]
+pub(super) struct Held {
+    snapshots: Mutex<VecDeque<(u64, Instant, Snapshot)>>,
+    next: AtomicU64,
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held").finish_non_exhaustive()
+    }
+}
+
+impl Held {
+    /// Holds `snapshot` for the later pages of a listing; its number.
+    pub(super) fn hold(&self, snapshot: &Snapshot) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut held = self
+            .snapshots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        held.retain(|(_, at, _)| at.elapsed() < HELD_FOR);
+        while held.len() >= HELD {
+            held.pop_front();
+        }
+        held.push_back((id, Instant::now(), snapshot.clone()));
+        id
+    }
+
+    /// The snapshot held as `id`, while it is.
+    pub(super) fn get(&self, id: u64) -> Option<Snapshot> {
+        let held = self
+            .snapshots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        held.iter()
+            .find(|(held, at, _)| *held == id && at.elapsed() < HELD_FOR)
+            .map(|(_, _, snapshot)| snapshot.clone())
+    }
+}
+
+/// The number of the held snapshot a request's cursor names, if any.
+pub(super) fn held(params: Option<&rmcp::model::PaginatedRequestParams>) -> Option<u64> {
+    decode(params.and_then(|p| p.cursor.as_deref())?).and_then(|(held, _)| held)
+}
+
+/// `next` (a cursor [`page`] or [`after`] gave) naming held snapshot `id`
+/// too.
+pub(super) fn holding(next: Option<String>, id: u64) -> Option<String> {
+    let (_, key) = decode(&next?)?;
+    Some(format!(
+        "{HELD_PREFIX}{}",
+        URL_SAFE_NO_PAD.encode(format!("{id}:{key}"))
+    ))
+}
+
+/// The held snapshot's number (for a `c2.` cursor) and the key a cursor
+/// names; `None` for a cursor this server never gives.
+fn decode(cursor: &str) -> Option<(Option<u64>, String)> {
+    let text = |encoded: &str| {
+        URL_SAFE_NO_PAD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+    };
+    let (held, key) = match (
+        cursor.strip_prefix(PREFIX),
+        cursor.strip_prefix(HELD_PREFIX),
+    ) {
+        (Some(key), _) => (None, text(key)?),
+        (_, Some(both)) => {
+            let both = text(both)?;
+            let (id, key) = both.split_once(':')?;
+            (Some(id.parse().ok()?), key.to_owned())
+        }
+        _ => return None,
+    };
+    (!key.is_empty()).then_some((held, key))
+}
 
 /// How many items one page of `tools/list`, `prompts/list` or
 /// `resources/list` holds, unless [`McpServer::page_size`](super::McpServer::page_size) says otherwise.
@@ -59,19 +158,13 @@ pub(super) fn key(cursor: Option<&str>) -> Result<Option<String>, ErrorData> {
     let Some(cursor) = cursor else {
         return Ok(None);
     };
-    cursor
-        .strip_prefix(PREFIX)
-        .and_then(|key| URL_SAFE_NO_PAD.decode(key).ok())
-        .and_then(|key| String::from_utf8(key).ok())
-        .filter(|key| !key.is_empty())
-        .map(Some)
-        .ok_or_else(|| {
-            ErrorData::invalid_params(
-                "the cursor is not one this server gave; pass the `nextCursor` of the \
+    decode(cursor).map(|(_, key)| Some(key)).ok_or_else(|| {
+        ErrorData::invalid_params(
+            "the cursor is not one this server gave; pass the `nextCursor` of the \
                  previous page, or no cursor for the first page",
-                None,
-            )
-        })
+            None,
+        )
+    })
 }
 
 #[cfg(test)]
@@ -103,8 +196,23 @@ mod tests {
     }
 
     #[test]
+    fn a_held_cursor_names_its_snapshot_and_its_key() {
+        let (_, next) = page(vec!["a", "b", "c"], |s| s, None, 2);
+        let next = holding(next, 7);
+        assert!(next.as_deref().is_some_and(|c| c.starts_with("c2.")));
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(next.clone());
+        assert_eq!(held(Some(&params)), Some(7));
+        assert_eq!(key(next).as_deref(), Some("b"));
+        let snapshots = Held::default();
+        let snapshot = Snapshot::default();
+        let id = snapshots.hold(&snapshot);
+        assert!(snapshots.get(id).is_some());
+        assert!(snapshots.get(id + 1).is_none());
+    }
+
+    #[test]
     fn a_cursor_the_server_did_not_give_is_refused() {
-        for bogus in ["", "item-1", "c1.", "c1.!!", "c1.__8"] {
+        for bogus in ["", "item-1", "c1.", "c1.!!", "c1.__8", "c2.", "c2.YQ"] {
             let params =
                 rmcp::model::PaginatedRequestParams::default().with_cursor(Some(bogus.to_owned()));
             let Err(error) = cursor(Some(&params)) else {
