@@ -17,6 +17,7 @@
 //! skillkit trust [PATH|SOURCE] [--list] [--revoke]  kits whose allowed-tools an agent grants
 //! skillkit completions SHELL                 shell completions (bash, zsh, fish, powershell)
 //! ```
+#![forbid(unsafe_code)]
 
 mod agent;
 mod approval;

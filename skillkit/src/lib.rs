@@ -41,6 +41,11 @@
 //! `Memory`, `#[derive(Kit)]`, tools, the LLM types and `Scripted`) and builds
 //! no HTTP stack.
 #![warn(missing_docs)]
+// `unsafe` lives in one module, `agent::script` (the script runner's process
+// group and its kernel sandbox, between `fork` and `exec`), each block with
+// its `SAFETY:` comment.
+#![deny(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "agent")]

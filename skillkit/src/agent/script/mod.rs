@@ -42,6 +42,11 @@
 //! than Linux there is no kernel sandbox (a run needs
 //! [`ScriptOptions::allow_weaker_sandbox`]).
 
+// The one module of the crate with `unsafe`: the runner's process group
+// and the sandbox put up between `fork` and `exec` (raw system calls, each
+// block with its `SAFETY:` comment).
+#![allow(unsafe_code)]
+
 mod dynamic;
 mod interpreter;
 mod run;
