@@ -349,3 +349,38 @@ fn the_watch_limit_reached_falls_back_and_says_so_once() {
         1
     );
 }
+
+/// Every `Local` of a process shares one inotify instance: 200 providers
+/// (past the system's default of 128 instances per user) are all watched,
+/// each still sees its own changes at the next query, and two providers of
+/// one folder both see a change in it.
+#[test]
+fn two_hundred_providers_are_all_watched_by_one_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let locals: Vec<Local> = (0..200)
+        .map(|i| {
+            let kit = dir.path().join(format!("kit{i:03}"));
+            write(kit.join("s/SKILL.md"), skill_md("s", "First.", "Body."));
+            Local::new(kit)
+        })
+        .collect();
+    for local in &locals {
+        watched(local);
+        assert_eq!(local.watch_status(), WatchStatus::Watching);
+    }
+    let twin = Local::new(dir.path().join("kit007"));
+    watched(&twin);
+    for i in [0, 7, 150, 199] {
+        let kit = dir.path().join(format!("kit{i:03}"));
+        write(kit.join("s/SKILL.md"), skill_md("s", "Edited.", "Body."));
+    }
+    for (i, local) in locals.iter().enumerate() {
+        let expected = match i {
+            0 | 7 | 150 | 199 => "Edited.",
+            _ => "First.",
+        };
+        assert_eq!(skills(&load(local))[0].1, expected, "kit{i:03}");
+        assert_eq!(local.watch_status(), WatchStatus::Watching);
+    }
+    assert_eq!(skills(&load(&twin))[0].1, "Edited.");
+}

@@ -31,6 +31,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
+mod hub;
+#[cfg(target_os = "linux")]
 mod inotify;
 #[cfg(target_os = "linux")]
 pub(super) use inotify::Watch;

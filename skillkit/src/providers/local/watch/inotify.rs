@@ -1,12 +1,14 @@
-//! The watch on Linux: one inotify instance per provider (the `inotify`
-//! crate), read by the query itself (see the parent module).
+//! The watch on Linux: each provider's folders in the process's one inotify
+//! instance (`hub.rs`, the `inotify` crate), whose queue the query itself
+//! reads (see the parent module).
 
 use std::collections::HashMap;
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
+use inotify::{EventMask, WatchDescriptor, WatchMask};
+
+use super::hub::{self, Hub};
 
 use super::{Changes, Place, Roots, WatchFault, WatchStatus};
 
@@ -73,7 +75,7 @@ impl Shared {
 /// Linux's error numbers for the limits: of watches (`inotify_add_watch`)
 /// and of instances (`inotify_init1`).
 const ENOSPC: i32 = 28;
-const EMFILE: i32 = 24;
+pub(super) const EMFILE: i32 = 24;
 
 /// What a folder's watch reports: a change to an entry (a file written,
 /// made, removed, renamed, its mode changed) or to the folder itself. Not
@@ -95,11 +97,20 @@ fn mask() -> WatchMask {
         | WatchMask::EXCL_UNLINK
 }
 
-/// An inotify instance watching every folder of the tree.
+/// One provider's watches, in the process's instance: every folder of its
+/// tree.
 struct Watcher {
-    inotify: Inotify,
+    hub: &'static Hub,
+    /// This watcher's id in the hub.
+    id: u64,
     /// The folder each watch is on (absolute).
     folders: HashMap<WatchDescriptor, PathBuf>,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.hub.release(self.id, self.folders.keys());
+    }
 }
 
 /// What the events read so far say.
@@ -132,14 +143,10 @@ impl Pending {
 impl Watcher {
     /// A watch on every folder of `root`.
     fn new(root: &Path) -> Result<Watcher, String> {
-        let inotify = Inotify::init().map_err(|e| match e.raw_os_error() {
-            Some(EMFILE) => "the system's limit of inotify instances was reached: raise \
-                 fs.inotify.max_user_instances"
-                .to_owned(),
-            _ => format!("no watcher could be had: {e}"),
-        })?;
+        let hub = hub::hub()?;
         let mut watcher = Watcher {
-            inotify,
+            hub,
+            id: hub.register(),
             folders: HashMap::new(),
         };
         watcher.watch_root(root)?;
@@ -166,10 +173,11 @@ impl Watcher {
     /// Watches `dir` with `first` and the folders below it with [`mask`].
     fn watch_below(&mut self, dir: &Path, first: WatchMask) -> Result<(), String> {
         let mut stack = vec![dir.to_path_buf()];
-        let mut watches = self.inotify.watches();
         let mut how = first;
         while let Some(dir) = stack.pop() {
-            let added = watches.add(&dir, std::mem::replace(&mut how, mask()));
+            let added = self
+                .hub
+                .add(self.id, &dir, std::mem::replace(&mut how, mask()));
             match added {
                 Ok(wd) => {
                     self.folders.insert(wd, dir.clone());
@@ -199,11 +207,11 @@ impl Watcher {
 
     /// Stops watching `dir` and the folders below it (moved away).
     fn unwatch_tree(&mut self, dir: &Path) {
-        let mut watches = self.inotify.watches();
+        let (hub, id) = (self.hub, self.id);
         self.folders.retain(|wd, folder| {
             let below = folder.starts_with(dir);
             if below {
-                let _ = watches.remove(wd.clone());
+                hub.remove(id, wd);
             }
             !below
         });
@@ -212,61 +220,42 @@ impl Watcher {
     /// Reads the queue dry into `pending`. No system call but the reads:
     /// cheap enough for a query's thread, whatever it is.
     fn read(&mut self, roots: &Roots, pending: &mut Pending) {
-        let mut buffer = [0u8; 16 * 1024];
-        loop {
-            let events = match self.inotify.read_events(&mut buffer) {
-                Ok(events) => events,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                Err(e) => {
-                    tracing::debug!("reading the watch's events failed: {e}");
-                    pending.overflowed = true;
-                    break;
-                }
+        let queue = self.hub.take(self.id);
+        pending.overflowed |= queue.overflowed;
+        for event in queue.events {
+            let Some(folder) = self.folders.get(&event.wd) else {
+                continue;
             };
-            let mut any = false;
-            for event in events {
-                any = true;
-                if event.mask.contains(EventMask::Q_OVERFLOW) {
-                    pending.overflowed = true;
-                    continue;
-                }
-                let Some(folder) = self.folders.get(&event.wd) else {
-                    continue;
-                };
-                if event.mask.contains(EventMask::IGNORED) {
-                    pending.lost |= roots.place(folder) == Place::Root;
-                    self.folders.remove(&event.wd);
-                    continue;
-                }
-                let path = match event.name {
-                    Some(name) => folder.join(name),
-                    None => folder.clone(),
-                };
-                match roots.place(&path) {
-                    Place::Outside => {}
-                    Place::Root => {
-                        pending.lost |= event
-                            .mask
-                            .intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF);
-                    }
-                    Place::Kit { kit, entry } => {
-                        pending.changes.listing |= entry;
-                        pending.changes.kits.insert(kit);
-                    }
-                }
-                if event.mask.contains(EventMask::ISDIR) && event.name.is_some() {
-                    if event.mask.contains(EventMask::MOVED_FROM) {
-                        pending.moved_away.push(path);
-                    } else if event
+            if event.mask.contains(EventMask::IGNORED) {
+                pending.lost |= roots.place(folder) == Place::Root;
+                self.folders.remove(&event.wd);
+                continue;
+            }
+            let path = match &event.name {
+                Some(name) => folder.join(name),
+                None => folder.clone(),
+            };
+            match roots.place(&path) {
+                Place::Outside => {}
+                Place::Root => {
+                    pending.lost |= event
                         .mask
-                        .intersects(EventMask::CREATE | EventMask::MOVED_TO)
-                    {
-                        pending.created.push(path);
-                    }
+                        .intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF);
+                }
+                Place::Kit { kit, entry } => {
+                    pending.changes.listing |= entry;
+                    pending.changes.kits.insert(kit);
                 }
             }
-            if !any {
-                break;
+            if event.mask.contains(EventMask::ISDIR) && event.name.is_some() {
+                if event.mask.contains(EventMask::MOVED_FROM) {
+                    pending.moved_away.push(path);
+                } else if event
+                    .mask
+                    .intersects(EventMask::CREATE | EventMask::MOVED_TO)
+                {
+                    pending.created.push(path);
+                }
             }
         }
     }
