@@ -50,7 +50,8 @@ pub struct ServeArgs {
     max_request_bytes: usize,
     /// How often, in seconds, the skills are checked for changes while a
     /// client is connected (clients are sent list_changed notifications);
-    /// 0: only when a client asks.
+    /// a change in a watched folder is told at once, whatever this is; 0:
+    /// only when a client asks.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     watch_interval: f64,
     /// Also offer `run_skill_script` (a script inside a served skill's

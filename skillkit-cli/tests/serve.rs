@@ -593,3 +593,29 @@ async fn a_file_beside_a_skill_added_or_edited_is_notified() {
     expect(&mut notifications, &["resources"]).await;
     client.cancel().await.unwrap();
 }
+
+/// A change in a watched folder is told as soon as the process's watch has
+/// its event, not at the next poll: with a poll an hour apart, an added
+/// skill and an edited file beside one are still told.
+#[tokio::test]
+async fn a_change_is_told_by_the_watch_not_the_poll() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillkit")).configure(|c| {
+        c.arg("serve")
+            .arg(&notes)
+            .args(["--watch-interval", "3600"]);
+    });
+    let (handler, mut notifications) = notified();
+    let client = handler
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    client.list_all_prompts().await.unwrap();
+    // The watch is set up after the first queries; this one comes after it.
+    client.list_all_prompts().await.unwrap();
+    edits_are_notified(&notes, &mut notifications).await;
+    write(&notes.join("skills/search/reference.md"), "# Reference\n");
+    expect(&mut notifications, &["resources"]).await;
+    client.cancel().await.unwrap();
+}

@@ -313,13 +313,27 @@ impl Changes {
     }
 }
 
-/// Queries the catalog every `interval` while a client is connected, until
-/// the server is dropped.
+/// Queries the catalog every `interval`, and as soon as a folder the
+/// process watches changes (a `Local`'s, through the process's watch), while
+/// a client is connected, until the server is dropped.
 async fn poll(changes: Weak<Changes>, interval: Duration) {
     let mut ticks = tokio::time::interval(interval);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut activity = crate::providers::activity();
     loop {
-        ticks.tick().await;
+        match &mut activity {
+            Some(watch) => tokio::select! {
+                _ = ticks.tick() => {}
+                changed = watch.changed() => {
+                    if changed.is_err() {
+                        activity = None;
+                    }
+                }
+            },
+            None => {
+                ticks.tick().await;
+            }
+        }
         let Some(changes) = changes.upgrade() else {
             return;
         };

@@ -7,6 +7,8 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "github")))]
 pub mod github;
 mod local;
+#[cfg(feature = "mcp")]
+pub(crate) use local::activity;
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub mod mcp;

@@ -28,6 +28,8 @@ mod cache;
 mod file;
 mod read;
 mod watch;
+#[cfg(feature = "mcp")]
+pub(crate) use watch::activity;
 
 /// The file-reading pool, shared with the search index's body build.
 pub(crate) use read::pool as read_pool;

@@ -33,6 +33,16 @@ use std::path::{Path, PathBuf};
 #[cfg(target_os = "linux")]
 mod hub;
 #[cfg(target_os = "linux")]
+#[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
+pub(crate) use hub::activity;
+
+/// Where no folder is watched, no activity is signalled.
+#[cfg(not(target_os = "linux"))]
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) fn activity() -> Option<tokio::sync::watch::Receiver<u64>> {
+    None
+}
+#[cfg(target_os = "linux")]
 mod inotify;
 #[cfg(target_os = "linux")]
 pub(super) use inotify::Watch;

@@ -6,14 +6,23 @@
 //! watch one folder: the kernel gives it one descriptor), and the queue is
 //! read by whichever query comes, each event put in the queue of every
 //! watch that owns its folder, until that watch takes them.
+//!
+//! A thread of the hub's own waits for the instance to be readable and then
+//! signals [`activity`] (it reads nothing: the queries do), so a process
+//! that polls its catalog for changes (the MCP server) queries at once
+//! instead of at its next tick; it waits again once a query read the queue
+//! (or after a second, for a queue nobody reads).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
+use tokio::sync::watch;
 
 /// The most events kept for one watch between two of its queries; past it,
 /// they are dropped and the watch is told events were lost (as the kernel
@@ -39,6 +48,14 @@ pub(super) struct Queue {
 /// The process's instance and who owns what in it.
 pub(super) struct Hub {
     state: Mutex<State>,
+    /// A descriptor of the instance, for the signal thread's `poll`.
+    fd: OwnedFd,
+    /// Bumped when the instance has events to read.
+    activity: watch::Sender<u64>,
+    /// How many times the queue was read dry, for the signal thread.
+    reads: Mutex<u64>,
+    read: Condvar,
+    signalling: std::sync::Once,
 }
 
 struct State {
@@ -61,13 +78,22 @@ pub(super) fn hub() -> Result<&'static Hub, String> {
                 .to_owned(),
             _ => format!("no watcher could be had: {e}"),
         })?;
+        let fd = inotify
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(|e| format!("no watcher could be had: {e}"))?;
         Ok(Hub {
+            fd,
             state: Mutex::new(State {
                 inotify,
                 next_id: 0,
                 owners: HashMap::new(),
                 queues: HashMap::new(),
             }),
+            activity: watch::Sender::new(0),
+            reads: Mutex::new(0),
+            read: Condvar::new(),
+            signalling: std::sync::Once::new(),
         })
     })
     .as_ref()
@@ -80,7 +106,15 @@ impl Hub {
     }
 
     /// A new watch's id.
-    pub(super) fn register(&self) -> u64 {
+    pub(super) fn register(&'static self) -> u64 {
+        self.signalling.call_once(|| {
+            let spawned = std::thread::Builder::new()
+                .name("skillkit-watch-signal".into())
+                .spawn(move || self.signal());
+            if let Err(e) = spawned {
+                tracing::debug!("no thread to signal the watch's events: {e}");
+            }
+        });
         let mut state = self.lock();
         let id = state.next_id;
         state.next_id += 1;
@@ -124,6 +158,35 @@ impl Hub {
             Self::disown(&mut state, id, wd);
         }
         state.queues.remove(&id);
+    }
+
+    /// Signals [`activity`] now: a watch was just set up, and a change made
+    /// before its folders were watched is seen only by the next query.
+    pub(super) fn bump(&self) {
+        self.activity.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Signals [`activity`] whenever the instance has events, and waits for
+    /// a query to read them before it looks again. Runs for the life of the
+    /// process (the hub is the process's).
+    fn signal(&self) {
+        loop {
+            let mut ready = [rustix::event::PollFd::new(
+                &self.fd,
+                rustix::event::PollFlags::IN,
+            )];
+            match rustix::event::poll(&mut ready, None) {
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return,
+            }
+            let seen = *self.reads.lock().unwrap_or_else(PoisonError::into_inner);
+            self.activity.send_modify(|n| *n = n.wrapping_add(1));
+            let reads = self.reads.lock().unwrap_or_else(PoisonError::into_inner);
+            let _ = self
+                .read
+                .wait_timeout_while(reads, Duration::from_secs(1), |reads| *reads == seen);
+        }
     }
 
     /// Reads the instance's queue dry into every watch's queue, then takes
@@ -182,6 +245,17 @@ impl Hub {
                 break;
             }
         }
-        queues.get_mut(&id).map(std::mem::take).unwrap_or_default()
+        let queue = queues.get_mut(&id).map(std::mem::take).unwrap_or_default();
+        drop(state);
+        *self.reads.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        self.read.notify_all();
+        queue
     }
+}
+
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+/// A receiver bumped whenever the process's watch has events (a folder some
+/// `Local` watches changed); `None` when there is no watch.
+pub(crate) fn activity() -> Option<watch::Receiver<u64>> {
+    hub().ok().map(|hub| hub.activity.subscribe())
 }

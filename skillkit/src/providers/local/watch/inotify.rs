@@ -435,8 +435,15 @@ impl Watch {
                 let mut state = shared.lock();
                 match set_up {
                     Ok(watcher) if state.phase == Phase::Starting => {
+                        let hub = watcher.hub;
                         state.watcher = Some(watcher);
                         state.phase = Phase::Armed;
+                        drop(state);
+                        // The next query walks everything: whoever waits
+                        // for changes queries now.
+                        hub.bump();
+                        shared.changed.notify_all();
+                        return;
                     }
                     Ok(_) => {}
                     Err(reason) => state.fail(reason),
