@@ -89,6 +89,44 @@ pub(crate) async fn run(
             found.schema
         ));
     }
+    // `call_skill {name, input}`: the call of that skill's own tool, checked,
+    // approved and run as such.
+    if let Target::Call = found.target {
+        let name = call.input.get("name").and_then(Value::as_str).unwrap_or("");
+        let Some((full, (target, schema))) = tools.callable.get_key_value(name) else {
+            return Err(format!(
+                "there is no executable skill `{name}`; call `{}` with a few words about the \
+                 task to find the skill that fits",
+                crate::agent::SEARCH_SKILLS
+            ));
+        };
+        let input = call.input.get("input").cloned().unwrap_or(Value::Null);
+        let inner = Found {
+            full,
+            target,
+            schema,
+        };
+        let call = ToolCall::new(call.id.clone(), full.clone(), input);
+        return Box::pin(run_found(tools, &inner, &call, host)).await;
+    }
+    run_found(tools, found, call, host).await
+}
+
+/// [`run`] once the tool is known: `found` is the tool `call` reaches.
+async fn run_found(
+    tools: &ToolSet,
+    found: &Found<'_>,
+    call: &ToolCall,
+    host: &impl Host,
+) -> Result<String, String> {
+    if let Some(problem) = super::schema::check(found.schema, &call.input) {
+        return Err(format!(
+            "invalid input for `{}`: {problem}; call it again with input that fits its schema: \
+             {}",
+            tools.names.wire(found.full),
+            found.schema
+        ));
+    }
     let name = found.display();
     let request = ToolRequest {
         agent: host.path().clone(),
@@ -163,9 +201,17 @@ pub(crate) async fn run(
             {
                 return answer;
             }
-            return Ok(activate::skill_content(skill, &body));
+            let mut content = activate::skill_content(skill, &body);
+            if let Some((_, schema)) = tools.callable.get(skill.name.as_ref()) {
+                let usage = crate::agent::call_skill::usage(&skill.name, schema);
+                if let Some(at) = content.rfind("</skill_content>") {
+                    content.insert_str(at, &usage);
+                }
+            }
+            return Ok(content);
         }
         Target::Agent(definition) => return host.delegate(definition, &call.input).await,
+        Target::Call => return Err("`call_skill` names no skill".to_owned()),
         Target::Own => return host.run_own(found.full, &call.input).await,
         Target::Search => {
             let (query, limit) = search_skills::input(&call.input)?;

@@ -62,6 +62,7 @@
 
 mod activate;
 mod approval;
+mod call_skill;
 mod delegate;
 mod dispatch;
 mod error;
@@ -92,6 +93,7 @@ use tracing::Instrument;
 pub use crate::agent_definition::AgentDefinition;
 pub use activate::ACTIVATE_SKILL;
 pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
+pub use call_skill::CALL_SKILL;
 pub use error::AgentError;
 pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
 pub use handle::{Agent, AgentController};

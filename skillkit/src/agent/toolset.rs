@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::agent::TrustPolicy;
 use crate::agent::activate::{self, ACTIVATE_SKILL, Activatable, Hint};
+use crate::agent::call_skill::{self, CALL_SKILL};
 use crate::agent::listing::{self, Bounded};
 use crate::agent::names::WireNames;
 use crate::agent::script::RUN_SKILL_SCRIPT;
@@ -89,6 +90,8 @@ pub(crate) enum Target {
     Mcp(crate::agent::mcp::McpTool),
     /// `search_skills`: the skills `activate_skill` reaches, searched.
     Search,
+    /// `call_skill`: an executable skill not offered as a tool of its own.
+    Call,
 }
 
 /// A tool call's tool, found in a [`ToolSet`].
@@ -119,6 +122,10 @@ pub(crate) struct ToolSet {
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) full_names: Arc<[String]>,
     pub(crate) activatable: Activatable,
+    /// The executable skills reached through `call_skill` (not offered as
+    /// tools of their own: their definitions do not fit in the listing's
+    /// budget), by full name, with their input schema.
+    pub(crate) callable: HashMap<String, (Target, Value)>,
     /// The tools each skill pre-approves once activated (`allowed-tools`,
     /// only for skills of trusted kits), by the skill's full name.
     pub(crate) grants: HashMap<String, Vec<String>>,
@@ -168,6 +175,8 @@ impl ToolSet {
         let mut grants = HashMap::new();
         let mut untrusted = HashSet::new();
         let mut kit_trusted: HashMap<*const crate::kit::Kit, bool> = HashMap::new();
+        // An agent's executable skills, offered once their size is known.
+        let mut executables: Vec<(String, Target, ToolDefinition, Arc<Skill>)> = Vec::new();
         for entry in snapshot.entries() {
             let name = entry.skill.name.as_ref();
             if !allowed(name, Some(entry.kit.name.as_ref())) {
@@ -187,9 +196,19 @@ impl ToolSet {
                         tool,
                         kit_metadata: entry.kit.metadata.clone(),
                     };
-                    add(name.to_owned(), target, def);
-                    if matches!(scope, Scope::Server { .. }) {
-                        knowledge.push(Arc::clone(entry.skill));
+                    match scope {
+                        Scope::Agent { .. } => {
+                            executables.push((
+                                name.to_owned(),
+                                target,
+                                def,
+                                Arc::clone(entry.skill),
+                            ));
+                        }
+                        Scope::Server { .. } => {
+                            add(name.to_owned(), target, def);
+                            knowledge.push(Arc::clone(entry.skill));
+                        }
                     }
                 }
                 _ => {
@@ -220,6 +239,7 @@ impl ToolSet {
             }
         }
         let mut listing = None;
+        let mut callable = HashMap::new();
         let (activatable, system) = match scope {
             Scope::Agent {
                 definition,
@@ -229,6 +249,29 @@ impl ToolSet {
                 budget,
                 ..
             } => {
+                // Executable skills are tools of their own while their
+                // definitions fit in the listing's budget; past it, they are
+                // listed and searched like the other skills, and called
+                // through `call_skill`.
+                let weight: usize = executables
+                    .iter()
+                    .map(|(_, _, def, _)| call_skill::weight(def))
+                    .sum();
+                if weight <= *budget {
+                    for (full, target, def, _) in executables {
+                        add(full, target, def);
+                    }
+                } else if !executables.is_empty() {
+                    add(
+                        CALL_SKILL.to_owned(),
+                        Target::Call,
+                        call_skill::definition(),
+                    );
+                    for (full, target, def, skill) in executables {
+                        callable.insert(full, (target, def.input_schema));
+                        knowledge.push(skill);
+                    }
+                }
                 // A server's tools are allowed by their full name or the
                 // server's prefix, as a kit's skills by the kit's name.
                 #[cfg(feature = "mcp-client")]
@@ -311,6 +354,7 @@ impl ToolSet {
             definitions: definitions.into(),
             full_names: full_names.into(),
             activatable,
+            callable,
             grants,
             untrusted,
             system,
