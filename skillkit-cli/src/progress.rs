@@ -76,8 +76,11 @@ impl Spinner {
 /// Draws `bar` on stderr from now on.
 fn show(bar: &ProgressBar) {
     bar.set_draw_target(ProgressDrawTarget::stderr());
-    bar.enable_steady_tick(Duration::from_millis(120));
+    // Drawn now, on this thread: once the steady tick's thread is installed,
+    // `tick` does nothing, and work that ends before that thread first runs
+    // would show no spinner at all.
     bar.tick();
+    bar.enable_steady_tick(Duration::from_millis(120));
 }
 
 impl Drop for Spinner {
