@@ -48,19 +48,22 @@ pub const MAX_DESCRIPTION_SHOWN: usize = skillkit_parser::validate::MAX_DESCRIPT
 /// assert!(shown.ends_with("[description cut: 3976 more characters]"));
 /// ```
 pub fn shown_description(description: &str) -> Cow<'_, str> {
-    if description.len() <= MAX_DESCRIPTION_SHOWN {
-        return Cow::Borrowed(description);
-    }
-    match description.char_indices().nth(MAX_DESCRIPTION_SHOWN) {
+    match cut_at(description, MAX_DESCRIPTION_SHOWN) {
         None => Cow::Borrowed(description),
-        Some((cut, _)) => {
-            let left = description[cut..].chars().count();
-            Cow::Owned(format!(
-                "{}… [description cut: {left} more characters]",
-                &description[..cut]
-            ))
+        Some((kept, left)) => {
+            Cow::Owned(format!("{kept}… [description cut: {left} more characters]"))
         }
     }
+}
+
+/// `text` past its first `max` characters: those, and how many more there
+/// are; `None` when it has no more than `max`.
+pub(crate) fn cut_at(text: &str, max: usize) -> Option<(&str, usize)> {
+    if text.len() <= max {
+        return None;
+    }
+    let (at, _) = text.char_indices().nth(max)?;
+    Some((&text[..at], text[at..].chars().count()))
 }
 
 /// What opens an `<available_skills>` block.

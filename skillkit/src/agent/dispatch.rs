@@ -81,17 +81,10 @@ pub(crate) async fn run(
     call: &ToolCall,
     host: &impl Host,
 ) -> Result<String, String> {
-    if let Some(problem) = super::schema::check(found.schema, &call.input) {
-        return Err(format!(
-            "invalid input for `{}`: {problem}; call it again with input that fits its schema: \
-             {}",
-            tools.names.wire(found.full),
-            found.schema
-        ));
-    }
     // `call_skill {name, input}`: the call of that skill's own tool, checked,
     // approved and run as such.
     if let Target::Call = found.target {
+        check_input(tools, found, call)?;
         let name = call.input.get("name").and_then(Value::as_str).unwrap_or("");
         let Some((full, (target, schema))) = tools.callable.get_key_value(name) else {
             return Err(format!(
@@ -107,9 +100,23 @@ pub(crate) async fn run(
             schema,
         };
         let call = ToolCall::new(call.id.clone(), full.clone(), input);
-        return Box::pin(run_found(tools, &inner, &call, host)).await;
+        return run_found(tools, &inner, &call, host).await;
     }
     run_found(tools, found, call, host).await
+}
+
+/// `Err` saying what is wrong when `call`'s input does not fit `found`'s
+/// schema.
+fn check_input(tools: &ToolSet, found: &Found<'_>, call: &ToolCall) -> Result<(), String> {
+    match super::schema::check(found.schema, &call.input) {
+        None => Ok(()),
+        Some(problem) => Err(format!(
+            "invalid input for `{}`: {problem}; call it again with input that fits its schema: \
+             {}",
+            tools.names.wire(found.full),
+            found.schema
+        )),
+    }
 }
 
 /// [`run`] once the tool is known: `found` is the tool `call` reaches.
@@ -119,14 +126,7 @@ async fn run_found(
     call: &ToolCall,
     host: &impl Host,
 ) -> Result<String, String> {
-    if let Some(problem) = super::schema::check(found.schema, &call.input) {
-        return Err(format!(
-            "invalid input for `{}`: {problem}; call it again with input that fits its schema: \
-             {}",
-            tools.names.wire(found.full),
-            found.schema
-        ));
-    }
+    check_input(tools, found, call)?;
     let name = found.display();
     let request = ToolRequest {
         agent: host.path().clone(),

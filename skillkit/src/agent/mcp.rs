@@ -162,19 +162,12 @@ impl McpTool {
 /// `text` within `max` characters: past it, its first `max` and a marker
 /// saying how much was left out.
 fn cut(text: String, max: usize) -> String {
-    if text.len() <= max {
-        return text;
-    }
-    match text.char_indices().nth(max) {
+    match crate::prompt::cut_at(&text, max) {
         None => text,
-        Some((at, _)) => {
-            let left = text[at..].chars().count();
-            format!(
-                "{}\n[result cut: {left} more characters were left out (over this agent's limit \
-                 of {max} characters for an MCP tool's result)]",
-                &text[..at]
-            )
-        }
+        Some((kept, left)) => format!(
+            "{kept}\n[result cut: {left} more characters were left out (over this agent's limit \
+             of {max} characters for an MCP tool's result)]"
+        ),
     }
 }
 

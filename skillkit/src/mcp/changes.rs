@@ -183,15 +183,7 @@ impl Changes {
             prompts: !now.prompts,
             resources: !now.resources,
         });
-        if now.tools != since.tools {
-            let _ = sink.notify_tool_list_changed().await;
-        }
-        if now.prompts != since.prompts {
-            let _ = sink.notify_prompt_list_changed().await;
-        }
-        if now.resources != since.resources {
-            let _ = sink.notify_resource_list_changed().await;
-        }
+        Changed::between(since, now).tell_stream(sink).await;
     }
 
     /// Stops telling the stream `number` of changes.
@@ -235,43 +227,8 @@ impl Changes {
         if before == lists {
             return;
         }
-        state.peers.retain(|peer| !peer.is_transport_closed());
-        let peers = state.peers.clone();
-        let listeners: Vec<SubscriptionSink> =
-            state.listeners.iter().map(|(_, s)| s.clone()).collect();
-        drop(state);
-        tracing::debug!(
-            clients = peers.len(),
-            streams = listeners.len(),
-            "the catalog changed"
-        );
-        tokio::spawn(async move {
-            // Each stream gets what it asked for (the sink drops the rest); a
-            // stream that ended meanwhile refuses, and is removed by its end.
-            for sink in listeners {
-                if lists.tools != before.tools {
-                    let _ = sink.notify_tool_list_changed().await;
-                }
-                if lists.prompts != before.prompts {
-                    let _ = sink.notify_prompt_list_changed().await;
-                }
-                if lists.resources != before.resources {
-                    let _ = sink.notify_resource_list_changed().await;
-                }
-            }
-            for peer in peers {
-                // A client that left meanwhile is dropped at the next change.
-                if lists.tools != before.tools {
-                    let _ = peer.notify_tool_list_changed().await;
-                }
-                if lists.prompts != before.prompts {
-                    let _ = peer.notify_prompt_list_changed().await;
-                }
-                if lists.resources != before.resources {
-                    let _ = peer.notify_resource_list_changed().await;
-                }
-            }
-        });
+        tracing::debug!("the catalog changed");
+        tell(state, Changed::between(before, lists));
     }
 
     /// Compares the files beside the skills of `snapshot` with the last
@@ -288,20 +245,15 @@ impl Changes {
         if before == now {
             return;
         }
-        state.peers.retain(|peer| !peer.is_transport_closed());
-        let peers = state.peers.clone();
-        let listeners: Vec<SubscriptionSink> =
-            state.listeners.iter().map(|(_, s)| s.clone()).collect();
-        drop(state);
         tracing::debug!("a file beside a skill changed");
-        tokio::spawn(async move {
-            for sink in listeners {
-                let _ = sink.notify_resource_list_changed().await;
-            }
-            for peer in peers {
-                let _ = peer.notify_resource_list_changed().await;
-            }
-        });
+        tell(
+            state,
+            Changed {
+                tools: false,
+                prompts: false,
+                resources: true,
+            },
+        );
     }
 
     /// Whether a client is connected.
@@ -311,6 +263,71 @@ impl Changes {
             !state.peers.is_empty() || !state.listeners.is_empty()
         })
     }
+}
+
+/// Which lists changed.
+#[derive(Debug, Clone, Copy)]
+struct Changed {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+}
+
+impl Changed {
+    /// The lists that differ between `before` and `now`.
+    fn between(before: Lists, now: Lists) -> Changed {
+        Changed {
+            tools: now.tools != before.tools,
+            prompts: now.prompts != before.prompts,
+            resources: now.resources != before.resources,
+        }
+    }
+
+    /// Tells `sink` (an open `subscriptions/listen` stream; it drops what it
+    /// did not ask for, and refuses once it ended).
+    async fn tell_stream(self, sink: &SubscriptionSink) {
+        if self.tools {
+            let _ = sink.notify_tool_list_changed().await;
+        }
+        if self.prompts {
+            let _ = sink.notify_prompt_list_changed().await;
+        }
+        if self.resources {
+            let _ = sink.notify_resource_list_changed().await;
+        }
+    }
+
+    /// Tells `peer` (a client connected by the handshake; one that left
+    /// meanwhile is dropped at the next change).
+    async fn tell_peer(self, peer: &Peer<RoleServer>) {
+        if self.tools {
+            let _ = peer.notify_tool_list_changed().await;
+        }
+        if self.prompts {
+            let _ = peer.notify_prompt_list_changed().await;
+        }
+        if self.resources {
+            let _ = peer.notify_resource_list_changed().await;
+        }
+    }
+}
+
+/// Tells every connected client and open stream of the `changed` lists, in
+/// the background; reads who they are under the lock's guard `state`, and
+/// releases it before sending.
+fn tell(mut state: std::sync::MutexGuard<'_, State>, changed: Changed) {
+    state.peers.retain(|peer| !peer.is_transport_closed());
+    let peers = state.peers.clone();
+    let listeners: Vec<SubscriptionSink> = state.listeners.iter().map(|(_, s)| s.clone()).collect();
+    drop(state);
+    tokio::spawn(async move {
+        for sink in &listeners {
+            changed.tell_stream(sink).await;
+        }
+        for peer in &peers {
+            changed.tell_peer(peer).await;
+        }
+    });
 }
 
 /// Queries the catalog every `interval`, and as soon as a folder the
