@@ -423,7 +423,12 @@ mod unix {
                 }
                 () = &mut deadline => return Ending::TimedOut(options.timeout),
                 _ = poll.tick() => {
-                    let count = group_size(pgid).max(namespace.map_or(0, members));
+                    // In a PID namespace of its own, every process of the
+                    // script is in it, whatever group it made: one scan.
+                    let count = match namespace {
+                        Some(namespace) => members(namespace),
+                        None => group_size(pgid),
+                    };
                     if count > options.max_processes {
                         return Ending::TooManyProcesses(count);
                     }
