@@ -216,3 +216,79 @@ async fn a_skill_too_big_for_a_manifest_is_dynamic_and_still_activates() {
         assert_eq!(skill.render("it", None).unwrap(), expected);
     }
 }
+
+/// Our server speaks revision 2026-07-28 (`server/discover`), and so does
+/// the provider: it listens on a `subscriptions/listen` stream, so its
+/// listing holds across queries although every result says `ttlMs: 0` (it
+/// listed again on every query), and a change on disk still reaches it
+/// through the stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_newest_revision_is_spoken_and_a_listing_holds_until_the_stream_tells_of_a_change() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("notes");
+    write(
+        kit.join("skills/summarize/SKILL.md"),
+        skill_md("summarize", "Summarize a document.", "Summarize.\n"),
+    );
+    let served = Catalog::builder().provider(Local::new(&kit)).build();
+    let server = McpServer::new(served).watch(Some(Duration::from_millis(50)));
+    let lists = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&lists);
+    // Counts the `skills/list` requests the server receives.
+    let app = server
+        .router(HttpOptions::new())
+        .layer(skillkit::mcp::axum::middleware::from_fn(
+            move |request: skillkit::mcp::axum::extract::Request,
+                  next: skillkit::mcp::axum::middleware::Next| {
+                let counted = Arc::clone(&counted);
+                async move {
+                    let (parts, body) = request.into_parts();
+                    let bytes = skillkit::mcp::axum::body::to_bytes(body, 1 << 20)
+                        .await
+                        .unwrap();
+                    if bytes.windows(13).any(|w| w == b"\"skills/list\"") {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                    }
+                    let request = skillkit::mcp::axum::extract::Request::from_parts(
+                        parts,
+                        skillkit::mcp::axum::body::Body::from(bytes),
+                    );
+                    next.run(request).await
+                }
+            },
+        ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum_serve(listener, app).await });
+
+    let catalog = Catalog::builder()
+        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .build();
+    assert_eq!(catalog.list_skills().await.len(), 1);
+    assert!(catalog.failures().is_empty(), "{:?}", catalog.failures());
+    let listed = catalog.get_kit("remote").await.unwrap();
+    assert_eq!(listed.metadata["revision"], "2026-07-28");
+    let first = lists.load(Ordering::SeqCst);
+    assert!(first >= 1, "the first query lists");
+    for _ in 0..5 {
+        assert_eq!(catalog.list_skills().await.len(), 1);
+    }
+    assert_eq!(
+        lists.load(Ordering::SeqCst),
+        first,
+        "no change was told: the listing holds"
+    );
+
+    write(
+        kit.join("skills/summarize/SKILL.md"),
+        skill_md("summarize", "Summarize, edited.", "Summarize.\n"),
+    );
+    until_skill(&catalog, "remote:summarize", |s| {
+        s.description == "Summarize, edited."
+    })
+    .await;
+    assert!(lists.load(Ordering::SeqCst) > first);
+}

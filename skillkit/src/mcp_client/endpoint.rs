@@ -6,7 +6,8 @@ use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use rmcp::ClientHandler;
-use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
@@ -170,6 +171,38 @@ impl Endpoint {
         &self,
         handler: H,
     ) -> Result<RunningService<RoleClient, H>, ConnectError> {
+        self.connect_with(handler, ClientLifecycleMode::Initialize)
+            .await
+    }
+
+    /// Connects with the newest revision the server offers: revision
+    /// 2026-07-28 through `server/discover` where the server speaks it (its
+    /// notifications then come only on a `subscriptions/listen` stream the
+    /// client opens), else the `initialize` handshake. A server that fails
+    /// the probe in any way is connected to again, afresh, by the handshake.
+    pub(crate) async fn connect_newest<H: ClientHandler + Clone>(
+        &self,
+        handler: H,
+    ) -> Result<RunningService<RoleClient, H>, ConnectError> {
+        let newest = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: None,
+        };
+        match self.connect_with(handler.clone(), newest).await {
+            Ok(connected) => Ok(connected),
+            Err(error @ (ConnectError::Spawn { .. } | ConnectError::MissingToken(_))) => Err(error),
+            Err(error) => {
+                tracing::debug!(server = %self, %error, "server/discover failed; connecting by the initialize handshake");
+                self.connect(handler).await
+            }
+        }
+    }
+
+    async fn connect_with<H: ClientHandler>(
+        &self,
+        handler: H,
+        lifecycle: ClientLifecycleMode,
+    ) -> Result<RunningService<RoleClient, H>, ConnectError> {
         let handshake = |error: &dyn fmt::Display| ConnectError::Handshake {
             endpoint: self.to_string(),
             message: error.to_string(),
@@ -188,7 +221,10 @@ impl Endpoint {
                 if let Some(stderr) = stderr {
                     tokio::spawn(log_stderr(self.to_string(), stderr));
                 }
-                handler.serve(transport).await.map_err(|e| handshake(&e))
+                handler
+                    .serve_with_lifecycle(transport, lifecycle)
+                    .await
+                    .map_err(|e| handshake(&e))
             }
             Endpoint::Url { url, bearer_env } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -198,7 +234,10 @@ impl Endpoint {
                     config = config.auth_header(token);
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
-                handler.serve(transport).await.map_err(|e| handshake(&e))
+                handler
+                    .serve_with_lifecycle(transport, lifecycle)
+                    .await
+                    .map_err(|e| handshake(&e))
             }
         }
     }

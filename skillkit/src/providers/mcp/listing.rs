@@ -66,8 +66,15 @@ pub(super) async fn list(
     built.metadata.insert("listing".into(), how.into());
     let source = server.connection.endpoint().to_string();
     built.metadata.insert("source".into(), source.into());
-    if let Some(info) = peer.peer_info().and_then(|info| info.server_info.clone()) {
-        built.metadata.insert("server".into(), info.name.into());
+    if let Some(info) = peer.peer_info() {
+        // The revision the connection speaks (`2026-07-28`, `2025-11-25`, …).
+        let revision = info.protocol_version.to_string();
+        built.metadata.insert("revision".into(), revision.into());
+        if let Some(server) = &info.server_info {
+            built
+                .metadata
+                .insert("server".into(), server.name.clone().into());
+        }
     }
     Ok((built, ttl_ms))
 }

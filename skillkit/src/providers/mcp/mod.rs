@@ -22,10 +22,18 @@
 //! nothing of the skill is served. Files are kept by digest, so activating
 //! an unchanged skill again reads nothing.
 //!
+//! **Revisions.** The provider speaks the newest revision the server
+//! offers: 2026-07-28 through `server/discover` where the server has it
+//! (the kit's `revision` metadata says which), else the `initialize`
+//! handshake of the older ones.
+//!
 //! **Fresh.** The listing is kept until the server says it changed
 //! (`notifications/resources/list_changed`, `resources/updated`, or a
-//! skills list-changed notification) or its `ttlMs` ends; the next query then
-//! lists again.
+//! skills list-changed notification; on 2026-07-28 these come on a
+//! `subscriptions/listen` stream the provider opens) or its `ttlMs` ends;
+//! the next query then lists again. A `ttlMs` of 0 from a server that tells
+//! the provider of its changes on such a stream does not make every query
+//! list again: the stream is the freshness there.
 //!
 //! **Host rules.** A server is an origin of its own ([`Origin::Mcp`]: not
 //! trusted, so its skills' `allowed-tools` grant nothing unless the

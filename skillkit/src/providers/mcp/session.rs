@@ -1,5 +1,12 @@
 //! The listing kept while it is fresh: until the server announces a change
 //! (or the connection is made again) or its `ttlMs` ends.
+//!
+//! A `ttlMs` of 0 says "ask again" only to a client the server does not tell
+//! of changes: on a 2026-07-28 connection whose `subscriptions/listen`
+//! stream carries the server's list changes, the listing holds until the
+//! stream says otherwise (rmcp's servers, and this crate's, answer
+//! `ttlMs: 0` and push every change). A positive `ttlMs` is honoured either
+//! way.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,10 +65,15 @@ impl Session {
         *listed = None;
         match listing::list(&peer, &name, &self.server).await {
             Ok((kit, ttl_ms)) => {
+                let expires = match ttl_ms {
+                    Some(0) if connection.listening() => None,
+                    Some(ms) => Instant::now().checked_add(Duration::from_millis(ms)),
+                    None => None,
+                };
                 *listed = Some(Listed {
                     kit: kit.clone(),
                     changes,
-                    expires: ttl_ms.map(|ms| Instant::now() + Duration::from_millis(ms)),
+                    expires,
                 });
                 Ok(kit)
             }
