@@ -262,7 +262,8 @@ impl Local {
     /// per-file work.
     ///
     /// On Linux, an inotify watch (one per folder) is set up on a thread of
-    /// its own after the first query; each query then reads the watch's
+    /// its own after the second query (a folder queried once, by a command
+    /// that then exits, is never watched); each query then reads the watch's
     /// event queue until it is empty (the kernel queues a change's event
     /// before the call that made it returns, so every earlier change is
     /// there), and checks only the kits with events (returning the others as they were: the same
@@ -289,7 +290,7 @@ impl Local {
     /// ```
     /// use skillkit::{Local, WatchStatus};
     /// let local = Local::new("/app/skills/files");
-    /// // Watching starts after the first query.
+    /// // Watching starts after the second query.
     /// assert!(matches!(local.watch_status(), WatchStatus::Starting | WatchStatus::Off));
     /// ```
     pub fn watch_status(&self) -> WatchStatus {
@@ -297,7 +298,7 @@ impl Local {
     }
 
     /// For tests: waits up to `timeout` for the watch being set up after a
-    /// first query, and says where it stands.
+    /// second query, and says where it stands.
     #[doc(hidden)]
     pub fn wait_for_watch(&self, timeout: std::time::Duration) -> WatchStatus {
         self.inner.watch.wait_set_up(timeout);

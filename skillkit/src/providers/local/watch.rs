@@ -16,8 +16,9 @@
 //! platforms (whose watchers deliver events on a thread of their own, with
 //! no such guarantee) always walk.
 //!
-//! Watching starts on a thread of its own after the first query (which walks,
-//! as without watching); the first query after it is set up walks the whole
+//! Watching starts on a thread of its own after the second query (both walk,
+//! as without watching: a folder queried once, by a command that then exits,
+//! is never watched, since setting a watch up costs about a walk); the first query after it is set up walks the whole
 //! folder once more, and from then on events are trusted. It falls back to the
 //! walk, saying so once (a warning, and [`WatchStatus::Fallback`]), when no
 //! watcher can be had or the system's watch limit (`max_user_watches`) is
@@ -66,7 +67,7 @@ pub enum WatchStatus {
     /// platform where watching cannot be exact (only Linux's inotify is
     /// used). Every query walks the folder.
     Off,
-    /// Watching is being set up (it starts after the first query); until it
+    /// Watching is being set up (it starts after the second query); until it
     /// is, queries walk the folder.
     Starting,
     /// Queries learn of changes from the operating system: an unchanged

@@ -29,9 +29,13 @@ struct Shared {
 enum Phase {
     /// Watching is off (`Local::watch(false)`).
     Off,
-    /// Not started: it starts after the next query that succeeds.
+    /// Not started: queried never (or not since the folder moved).
     #[default]
     Idle,
+    /// Queried once: the watch starts after the next query that succeeds
+    /// (a folder queried once, by a command that then exits, is never
+    /// watched: setting the watch up costs about a walk).
+    Queried,
     /// Being set up, on a thread of its own.
     Starting,
     /// Set up: the next query walks the whole folder, and events are
@@ -316,7 +320,9 @@ impl Watch {
     pub(in crate::providers::local) fn changes(&self, provider: &str) -> Changes {
         let mut state = self.shared.lock();
         match &state.phase {
-            Phase::Off | Phase::Idle | Phase::Starting => return Changes::everything(),
+            Phase::Off | Phase::Idle | Phase::Queried | Phase::Starting => {
+                return Changes::everything();
+            }
             Phase::Failed(reason) => {
                 let reason = reason.clone();
                 drop(state);
@@ -347,7 +353,7 @@ impl Watch {
         if pending.lost {
             // The folder itself moved or vanished: watching starts over
             // after the next query that succeeds.
-            state.phase = Phase::Idle;
+            state.phase = Phase::Queried;
             state.watcher = None;
             return Changes::everything();
         }
@@ -409,12 +415,13 @@ impl Watch {
     }
 
     /// After a query: one that failed leaves the cache unsure, so the next
-    /// walks everything; the first that succeeded starts the watch.
+    /// walks everything; the second that succeeded starts the watch.
     pub(in crate::providers::local) fn after(&self, ok: bool) {
         let mut state = self.shared.lock();
         match state.phase {
             Phase::Synced if !ok => state.phase = Phase::Armed,
-            Phase::Idle if ok => {
+            Phase::Idle if ok => state.phase = Phase::Queried,
+            Phase::Queried if ok => {
                 state.phase = Phase::Starting;
                 drop(state);
                 self.start();
@@ -461,7 +468,7 @@ impl Watch {
     pub(in crate::providers::local) fn status(&self) -> WatchStatus {
         match &self.shared.lock().phase {
             Phase::Off => WatchStatus::Off,
-            Phase::Idle | Phase::Starting | Phase::Armed => WatchStatus::Starting,
+            Phase::Idle | Phase::Queried | Phase::Starting | Phase::Armed => WatchStatus::Starting,
             Phase::Synced => WatchStatus::Watching,
             Phase::Failed(reason) => WatchStatus::Fallback(reason.clone()),
         }
@@ -501,6 +508,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
         let watch = Watch::new(dir.path(), false, true);
+        watch.after(true);
+        assert!(
+            watch.shared.lock().phase == Phase::Queried,
+            "one query: no watch set up"
+        );
         watch.after(true);
         watch.wait_set_up(std::time::Duration::from_secs(60));
         let folders = watch
