@@ -11,6 +11,9 @@
 //!   frontmatter sizes;
 //! * `search/warm/<n>`: a query over an unchanged catalog (the snapshot
 //!   taken; the index checked fresh and asked);
+//! * `search/query_1mb/<n>`: a query of 1 MB of misspelt words over the
+//!   same catalog (only its first `MAX_QUERY_BYTES`, and of those its first
+//!   `MAX_QUERY_TERMS` distinct words, are matched);
 //! * `search/incremental/<n>`: bringing the index up to date after one
 //!   skill changed (over `Memory`, in kits of 1,000 as generated: that kit
 //!   compared skill by skill, that skill re-indexed with its body), without
@@ -187,6 +190,12 @@ fn bench(c: &mut Criterion) {
         wait_for_bodies(&catalog);
         group.bench_with_input(BenchmarkId::new("warm", n), &n, |b, _| {
             b.iter(|| black_box(catalog.search_snapshot(&snapshot, QUERY, 10)))
+        });
+        // A query of 1 MB (words that miss by a typo or two, each a scan
+        // of the dictionary): cut to its first words, it costs what they do.
+        let huge = "revieww pul requst commnets ".repeat(40_000);
+        group.bench_with_input(BenchmarkId::new("query_1mb", n), &n, |b, _| {
+            b.iter(|| black_box(catalog.search_snapshot(&snapshot, &huge, 10)))
         });
 
         let mut version = 0u64;

@@ -1,9 +1,11 @@
-//! Search relevance on the corpus: recall@1, recall@5 and MRR of
-//! `Catalog::search` against a plain BM25 over name + description, on the
-//! requests of `bench/search-eval.json` (people's phrasing, each naming the
-//! skills that serve it). Prints a markdown table.
+//! Search relevance on the corpus: recall@1, recall@5 and MRR@10 of
+//! `Catalog::search` beside plain BM25 (over name + description + whole
+//! body, and over name + description), on the two parts of
+//! `bench/search-eval.json`: the requests weights and sizes were tuned on,
+//! and the held-out requests, only ever scored. Prints a markdown table.
 //!
-//! Run: `cargo bench -p skill-kit --bench search_eval`.
+//! Run: `cargo bench -p skill-kit --bench search_eval`
+//! (`SKILLKIT_EVAL_VERBOSE=1` prints each request's top three).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,23 +18,28 @@ struct Request {
     relevant: Vec<String>,
 }
 
-fn requests(root: &Path) -> Vec<Request> {
+/// The eval set's two parts: `requests` (tuned on) and `held_out`
+/// (only scored).
+fn requests(root: &Path) -> [Vec<Request>; 2] {
     let text = std::fs::read_to_string(root.join("bench/search-eval.json")).expect("eval set");
     let json: serde_json::Value = serde_json::from_str(&text).expect("eval set: JSON");
-    json["requests"]
-        .as_array()
-        .expect("requests")
-        .iter()
-        .map(|r| Request {
-            query: r["query"].as_str().expect("query").to_owned(),
-            relevant: r["relevant"]
-                .as_array()
-                .expect("relevant")
-                .iter()
-                .map(|n| n.as_str().expect("name").to_owned())
-                .collect(),
-        })
-        .collect()
+    let part = |key: &str| -> Vec<Request> {
+        json[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("eval set: `{key}`"))
+            .iter()
+            .map(|r| Request {
+                query: r["query"].as_str().expect("query").to_owned(),
+                relevant: r["relevant"]
+                    .as_array()
+                    .expect("relevant")
+                    .iter()
+                    .map(|n| n.as_str().expect("name").to_owned())
+                    .collect(),
+            })
+            .collect()
+    };
+    [part("requests"), part("held_out")]
 }
 
 /// A skill's corpus names: its frontmatter name and its folder's.
@@ -48,9 +55,10 @@ fn corpus_names(skill: &Skill) -> [String; 2] {
     ]
 }
 
-/// The plain baseline: BM25 (k1 1.2, b 0.75) over name + description as
-/// one field, words lowercased and split on anything not alphanumeric; no
-/// stemming, no stop words, no typo tolerance.
+/// The plain baselines: BM25 (k1 1.2, b 0.75) over one field (name +
+/// description, or name + description + the whole body), words lowercased
+/// and split on anything not alphanumeric; no stemming, no stop words, no
+/// typo tolerance.
 struct Baseline {
     docs: Vec<(Arc<Skill>, HashMap<String, f32>, f32)>,
     df: HashMap<String, f32>,
@@ -65,12 +73,17 @@ fn words(text: &str) -> Vec<String> {
 }
 
 impl Baseline {
-    fn new(skills: &[Arc<Skill>]) -> Baseline {
+    fn new(skills: &[Arc<Skill>], whole_body: bool) -> Baseline {
         let mut df: HashMap<String, f32> = HashMap::new();
         let mut docs = Vec::new();
         let mut total = 0.0;
         for skill in skills {
-            let terms = words(&format!("{} {}", skill.name, skill.description));
+            let body = if whole_body {
+                body(skill)
+            } else {
+                String::new()
+            };
+            let terms = words(&format!("{} {} {body}", skill.name, skill.description));
             let mut tf: HashMap<String, f32> = HashMap::new();
             for t in &terms {
                 *tf.entry(t.clone()).or_default() += 1.0;
@@ -110,6 +123,19 @@ impl Baseline {
     }
 }
 
+/// The body of a skill's `SKILL.md` (after the frontmatter), read whole.
+fn body(skill: &Skill) -> String {
+    let Some(path) = skill.location.as_deref() else {
+        return String::new();
+    };
+    let bytes = std::fs::read(path).expect("read SKILL.md");
+    let start = skillkit::parser::frontmatter::bounds(&bytes)
+        .ok()
+        .flatten()
+        .map_or(0, |b| b.body_start);
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
+}
+
 #[derive(Default)]
 struct Scores {
     at1: f32,
@@ -130,10 +156,11 @@ impl Scores {
         }
     }
 
-    fn row(&self, name: &str, n: usize) -> String {
+    /// `recall@1 | recall@5 | MRR@10` over `n` requests.
+    fn cells(&self, n: usize) -> String {
         let n = n as f32;
         format!(
-            "| {name} | {:.2} | {:.2} | {:.3} |",
+            "{:.3} | {:.3} | {:.3}",
             self.at1 / n,
             self.at5 / n,
             self.mrr / n
@@ -167,16 +194,25 @@ fn leads() -> Vec<usize> {
         .collect()
 }
 
+/// Scores `search` on every request of `part`.
+fn score(part: &[Request], mut search: impl FnMut(&str) -> Vec<Arc<Skill>>) -> Scores {
+    let mut scores = Scores::default();
+    for request in part {
+        scores.add(&search(&request.query), &request.relevant);
+    }
+    scores
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let corpus = root.join("tests/fixtures/corpus");
-    let requests = requests(&root);
+    let [tuned, held_out] = requests(&root);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let leads = leads();
     let catalog = indexed(&runtime, &corpus, leads[0]);
     let skills: Vec<Arc<Skill>> =
         runtime.block_on(async { catalog.snapshot().await.skills().cloned().collect() });
-    for request in &requests {
+    for request in tuned.iter().chain(&held_out) {
         for name in &request.relevant {
             assert!(
                 skills.iter().any(|s| corpus_names(s).contains(name)),
@@ -184,8 +220,6 @@ fn main() {
             );
         }
     }
-    let baseline = Baseline::new(&skills);
-    let mut plain = Scores::default();
     let verbose = std::env::var_os("SKILLKIT_EVAL_VERBOSE").is_some();
     let mut rows = Vec::new();
     for (i, lead) in leads.into_iter().enumerate() {
@@ -193,32 +227,18 @@ fn main() {
             0 => catalog.clone(),
             _ => indexed(&runtime, &corpus, lead),
         };
-        let mut ours = Scores::default();
-        for request in &requests {
-            let hits: Vec<Arc<Skill>> = runtime
-                .block_on(catalog.search(&request.query, 10))
-                .into_iter()
-                .map(|h| h.skill)
-                .collect();
-            ours.add(&hits, &request.relevant);
-            if i > 0 {
-                continue;
-            }
-            let base = baseline.search(&request.query);
-            plain.add(&base, &request.relevant);
-            if verbose {
-                let top = |r: &[Arc<Skill>]| {
-                    r.first()
-                        .map(|s| corpus_names(s)[0].clone())
-                        .unwrap_or_default()
-                };
-                println!(
-                    "{:60} ours={:40} base={:40} want={:?}",
-                    request.query,
-                    top(&hits),
-                    top(&base),
-                    request.relevant
-                );
+        let search = |query: &str| -> Vec<Arc<Skill>> {
+            let hits = runtime.block_on(catalog.search(query, 10));
+            hits.into_iter().map(|h| h.skill).collect()
+        };
+        if verbose && i == 0 {
+            for request in tuned.iter().chain(&held_out) {
+                let top: Vec<String> = search(&request.query)
+                    .iter()
+                    .take(3)
+                    .map(|s| corpus_names(s)[1].clone())
+                    .collect();
+                println!("{:70} {:?} want {:?}", request.query, top, request.relevant);
             }
         }
         let body = match lead {
@@ -227,22 +247,39 @@ fn main() {
             n => format!("bodies' first {n} bytes"),
         };
         let default = if i == 0 { " (the default)" } else { "" };
-        rows.push(ours.row(
-            &format!("SkillKit index (`Catalog::search`), {body}{default}"),
-            requests.len(),
+        rows.push((
+            format!("SkillKit index (`Catalog::search`), {body}{default}"),
+            score(&tuned, search),
+            score(&held_out, search),
+        ));
+    }
+    for (name, whole) in [
+        ("plain BM25, name + description + whole body", true),
+        ("plain BM25, name + description", false),
+    ] {
+        let baseline = Baseline::new(&skills, whole);
+        let search = |query: &str| baseline.search(query);
+        rows.push((
+            name.to_owned(),
+            score(&tuned, search),
+            score(&held_out, search),
         ));
     }
     println!(
-        "{} requests over {} corpus skills (bench/search-eval.json)\n",
-        requests.len(),
+        "{} tuned and {} held-out requests over {} corpus skills (bench/search-eval.json)\n",
+        tuned.len(),
+        held_out.len(),
         skills.len()
     );
-    println!("| ranking | recall@1 | recall@5 | MRR |\n|---|---|---|---|");
-    for row in rows {
-        println!("{row}");
-    }
     println!(
-        "{}",
-        plain.row("plain BM25, name + description", requests.len())
+        "| ranking | tuned recall@1 | tuned recall@5 | tuned MRR@10 | held-out recall@1 | held-out recall@5 | held-out MRR@10 |"
     );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for (name, tuned_scores, held_scores) in rows {
+        println!(
+            "| {name} | {} | {} |",
+            tuned_scores.cells(tuned.len()),
+            held_scores.cells(held_out.len())
+        );
+    }
 }

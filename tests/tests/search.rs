@@ -473,3 +473,32 @@ async fn the_lead_of_a_body_is_indexed_unless_whole_bodies_are_asked_for() {
         }
     }
 }
+
+/// A query's cost is bounded: only its first `MAX_QUERY_TERMS` distinct
+/// words are matched (a word past them finds nothing), repeats count once,
+/// and only its first `MAX_QUERY_BYTES` are read. A query of a megabyte is
+/// answered, from its first words.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_query_is_cut_to_its_first_words() {
+    use skillkit::search::{MAX_QUERY_BYTES, MAX_QUERY_TERMS};
+    let catalog = memory_catalog(&[
+        ("notes:pdf", "Read PDF files.", ""),
+        ("notes:zebra", "Draw zebras.", ""),
+    ]);
+    let fillers: Vec<String> = (0..MAX_QUERY_TERMS).map(|i| format!("filler{i}")).collect();
+    let past = format!("{} zebra", fillers.join(" "));
+    assert!(
+        catalog.search(&past, 5).await.is_empty(),
+        "zebra is word 33"
+    );
+    let repeated = format!("{} zebra", "filler ".repeat(MAX_QUERY_TERMS * 4));
+    assert_eq!(names(&catalog.search(&repeated, 5).await), ["notes:zebra"]);
+    let far = format!("{} zebra", " ".repeat(MAX_QUERY_BYTES));
+    assert!(
+        catalog.search(&far, 5).await.is_empty(),
+        "zebra is past the bytes read"
+    );
+    let huge = format!("pdf {}", "lorem ipsum dolor ".repeat(60_000));
+    assert!(huge.len() > 1_000_000);
+    assert_eq!(names(&catalog.search(&huge, 5).await), ["notes:pdf"]);
+}

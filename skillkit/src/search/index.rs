@@ -382,7 +382,11 @@ impl Index {
 
     fn query_terms(&mut self, query: &str) -> Vec<QueryTerm> {
         let mut out = Vec::new();
-        for word in text::term_list(query) {
+        let mut words = text::term_list(query);
+        // The first of each word, at most `MAX_QUERY_TERMS` of them.
+        let mut seen = std::collections::HashSet::new();
+        words.retain(|word| seen.len() < super::MAX_QUERY_TERMS && seen.insert(word.clone()));
+        for word in words {
             if let Some(id) = self.dictionary.get(&word)
                 && self.has_live(id)
             {

@@ -153,6 +153,43 @@ pub struct SearchStats {
 /// ```
 pub const BODY_BYTES: usize = 1024;
 
+/// The most bytes of a query read: the rest is left out (cut at a
+/// character boundary) before the query is split into words.
+///
+/// ```
+/// assert_eq!(skillkit::search::MAX_QUERY_BYTES, 4096);
+/// ```
+pub const MAX_QUERY_BYTES: usize = 4096;
+
+/// The most distinct words of a query matched (the first ones; repeated
+/// words count once). Every search costs at most this many words' lookups,
+/// so no query holds up another: a query of 1 MB costs what its first words
+/// cost.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let memory = skillkit::Memory::new();
+/// memory.put(skillkit::Skill::new("notes:pdf", "Read PDF files."));
+/// let catalog = skillkit::Catalog::builder().provider(memory).build();
+/// let long = format!("pdf {}", "filler ".repeat(100_000));
+/// assert_eq!(catalog.search(&long, 5).await[0].skill.name, "notes:pdf");
+/// assert_eq!(skillkit::search::MAX_QUERY_TERMS, 32);
+/// # });
+/// ```
+pub const MAX_QUERY_TERMS: usize = 32;
+
+/// `query` cut to [`MAX_QUERY_BYTES`].
+fn bounded(query: &str) -> &str {
+    if query.len() <= MAX_QUERY_BYTES {
+        return query;
+    }
+    let mut end = MAX_QUERY_BYTES;
+    while !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    &query[..end]
+}
+
 /// The index a catalog and its clones share.
 pub(crate) struct Search {
     state: Arc<Mutex<State>>,
@@ -182,6 +219,7 @@ impl Search {
         query: &str,
         limit: usize,
     ) -> Vec<SearchHit> {
+        let query = bounded(query);
         let search = self;
         let mut state = search.state.lock().unwrap_or_else(PoisonError::into_inner);
         let bodies = state.update(kits);
