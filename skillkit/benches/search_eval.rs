@@ -188,7 +188,7 @@ fn indexed(runtime: &tokio::runtime::Runtime, corpus: &Path, body_bytes: usize) 
 /// sizes (the default's left out), then whole bodies and none.
 fn leads() -> Vec<usize> {
     let default = skillkit::search::BODY_BYTES;
-    let others = [512, 1024, 2048, 4096, 8192, usize::MAX, 0];
+    let others = [1024, 4096, usize::MAX, 0];
     std::iter::once(default)
         .chain(others.into_iter().filter(|&n| n != default))
         .collect()
@@ -242,7 +242,8 @@ fn main() {
             }
         }
         let body = match lead {
-            usize::MAX => "whole bodies".to_owned(),
+            usize::MAX => "whole bodies, no cut".to_owned(),
+            skillkit::search::BODY_BYTES => "whole bodies (to 1 MiB)".to_owned(),
             0 => "no body".to_owned(),
             n => format!("bodies' first {n} bytes"),
         };

@@ -160,11 +160,12 @@ impl CatalogBuilder {
 
     /// How much of each skill's body [`Catalog::search`] indexes: its first
     /// `bytes` bytes, whole words only ([`search::BODY_BYTES`](crate::search::BODY_BYTES),
-    /// 1 KiB, unless set; `usize::MAX` indexes whole bodies, 0 none). Names
-    /// and descriptions are always indexed whole.
+    /// the whole body up to 1 MiB, unless set; `usize::MAX` has no cut, 0
+    /// indexes no body). Names and descriptions are always indexed whole.
     ///
     /// ```
-    /// let catalog = skillkit::Catalog::builder().search_body_bytes(usize::MAX).build();
+    /// // Only each body's overview (its first KiB).
+    /// let catalog = skillkit::Catalog::builder().search_body_bytes(1024).build();
     /// ```
     pub fn search_body_bytes(mut self, bytes: usize) -> Self {
         self.search_body_bytes = Some(bytes);

@@ -436,13 +436,14 @@ async fn search_stays_right_when_the_index_drops_its_dead_entries() {
     assert_eq!((stats.skills, stats.reindexed), (500, 1500 + 500 + 1));
 }
 
-/// The index reads the lead of a body (2 KiB unless set): a word of the
-/// lead is found, one past it is not, and a catalog that asks for whole
-/// bodies finds both. Over `Local` (the file read no further) and `Memory`.
+/// The index reads a body whole unless told to read only its lead: with
+/// `search_body_bytes(1024)` a word of the lead is found and one past it is
+/// not; by default both are. Over `Local` (the file read no further) and
+/// `Memory`.
 #[tokio::test]
-async fn the_lead_of_a_body_is_indexed_unless_whole_bodies_are_asked_for() {
+async fn a_body_is_indexed_whole_unless_a_lead_is_asked_for() {
     let filler = "steps and details of the procedure. ".repeat(80);
-    assert!(filler.len() > skillkit::search::BODY_BYTES);
+    assert!(filler.len() > 1024);
     let body = format!("Overview: quasarbright tables.\n\n{filler}\nlate nebulaword appendix.\n");
     let dir = tempfile::tempdir().unwrap();
     let kit = dir.path().join("kit");
@@ -453,12 +454,12 @@ async fn the_lead_of_a_body_is_indexed_unless_whole_bodies_are_asked_for() {
     age(dir.path());
     let memory = Memory::new();
     memory.put(Skill::new("mem:lead", "Work with data.").with_body(body.clone()));
-    for (label, whole) in [("default", false), ("whole bodies", true)] {
+    for (label, whole) in [("a lead of 1 KiB", false), ("default", true)] {
         let mut builder = Catalog::builder()
             .provider(Local::new(&kit))
             .provider(memory.clone());
-        if whole {
-            builder = builder.search_body_bytes(usize::MAX);
+        if !whole {
+            builder = builder.search_body_bytes(1024);
         }
         let catalog = builder.build();
         assert_eq!(
@@ -501,4 +502,78 @@ async fn a_query_is_cut_to_its_first_words() {
     let huge = format!("pdf {}", "lorem ipsum dolor ".repeat(60_000));
     assert!(huge.len() > 1_000_000);
     assert_eq!(names(&catalog.search(&huge, 5).await), ["notes:pdf"]);
+}
+
+/// Short forms and compounds match what they stand for: a name's initials
+/// (`tdd`), an acronym another skill's text defines (`pr`, defined as
+/// `Pull Request (PR)`), a numeronym (`k8s`), and a compound written split
+/// or joined (`worktrees` and `work trees`); none of the skills found holds
+/// the query's word.
+#[tokio::test(flavor = "multi_thread")]
+async fn acronyms_numeronyms_and_compounds_match_their_words() {
+    let catalog = memory_catalog(&[
+        (
+            "dev:test-driven-development",
+            "Write the failing test first.",
+            "",
+        ),
+        ("dev:test-data", "Make fixtures for tests.", ""),
+        (
+            "git:glossary",
+            "Words of the trade.",
+            "Open a Pull Request (PR) when the branch is ready.",
+        ),
+        (
+            "git:answer-review",
+            "Answer the comments left on a pull request.",
+            "",
+        ),
+        ("git:comments", "Write good code comments.", ""),
+        ("ops:deploy", "Deploy services to Kubernetes clusters.", ""),
+        ("ops:kettle", "Boil water in a kettle.", ""),
+        (
+            "git:parallel",
+            "Check out branches side by side in work trees.",
+            "",
+        ),
+        ("git:worktree-cleanup", "Prune stale worktrees.", ""),
+    ]);
+    let top = async |query: &str| {
+        let hits = catalog.search(query, 3).await;
+        hits.first().map(|h| h.skill.name.to_string())
+    };
+    assert_eq!(
+        top("tdd").await.as_deref(),
+        Some("dev:test-driven-development")
+    );
+    bodies_indexed(&catalog).await;
+    assert_eq!(
+        top("pr comments").await.as_deref(),
+        Some("git:answer-review")
+    );
+    assert_eq!(top("k8s").await.as_deref(), Some("ops:deploy"));
+    let split = names(&catalog.search("worktrees", 5).await).join(" ");
+    assert!(split.contains("git:parallel"), "{split}");
+    let joined = names(&catalog.search("stale work trees", 5).await).join(" ");
+    assert!(joined.starts_with("git:worktree-cleanup"), "{joined}");
+}
+
+/// The whole body is indexed, not its first KiB: a tool named only at the
+/// end of a long body is found.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_word_far_down_the_body_is_found() {
+    let filler = "Keep the steps small and check each one. ".repeat(200);
+    let body: &'static str =
+        Box::leak(format!("{filler}\nRun `promtool check config`.\n").into_boxed_str());
+    assert!(body.len() > 8 * 1024);
+    let catalog = memory_catalog(&[
+        ("ops:monitoring", "Set up monitoring.", body),
+        ("ops:other", "Set up other things.", "Nothing here."),
+    ]);
+    catalog.search("warm", 1).await;
+    bodies_indexed(&catalog).await;
+    assert_eq!(
+        names(&catalog.search("promtool", 5).await),
+        ["ops:monitoring"]
+    );
 }

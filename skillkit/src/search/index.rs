@@ -10,6 +10,7 @@
 //! the index is compacted when dead slots outnumber live ones.
 
 mod dictionary;
+mod query;
 mod topk;
 
 use std::sync::Arc;
@@ -17,6 +18,9 @@ use std::sync::Arc;
 use self::dictionary::Dictionary;
 use super::text;
 use crate::skill::Skill;
+
+/// The most acronyms kept (a bound on what texts can make the index hold).
+const MAX_ACRONYMS: usize = 1 << 16;
 
 /// Slots addressable in a posting (24 bits).
 pub(crate) const MAX_SLOTS: usize = 1 << 24;
@@ -27,10 +31,10 @@ const K1: f32 = 1.2;
 const W_NAME: f32 = 4.0;
 const W_KIT: f32 = 1.0;
 const W_DESC: f32 = 1.5;
-const W_BODY: f32 = 0.3;
+const W_BODY: f32 = 0.05;
 /// Length normalisation per field.
 const B_DESC: f32 = 0.6;
-const B_BODY: f32 = 0.75;
+const B_BODY: f32 = 0.9;
 const B_NAME: f32 = 0.3;
 
 /// One skill version.
@@ -60,9 +64,11 @@ struct Term {
     body: Vec<u32>,
 }
 
-/// The terms of one skill's body with their counts, read outside the lock.
+/// The terms of one skill's body with their counts, and the acronyms it
+/// defines, read outside the lock.
 pub(crate) struct BodyTerms {
     terms: text::TermCounts,
+    acronyms: Vec<(String, Vec<String>)>,
 }
 
 /// How one term of a query reaches the index: the terms it matches (itself,
@@ -95,6 +101,9 @@ pub(crate) struct Index {
     /// [`Index::heap_bytes`], which callers poll to follow a build, does not
     /// walk every term under the index's lock).
     posting_bytes: usize,
+    /// The acronyms the indexed texts define, with the terms each stands
+    /// for (the first definition read); see [`text::short`].
+    acronyms: text::TermMap<Box<[Box<str>]>>,
 }
 
 /// Adds `posting` to `list` at `at` (its end when `None`), counting any
@@ -216,6 +225,12 @@ impl Index {
             name_len += 1;
             count(self.term_id(t), 0, 1);
         });
+        // `test-driven-development` is also found as `tdd`.
+        if let Some(initials) = text::short::initials(skill.bare_name()) {
+            count(self.term_id(&initials), 0, 1);
+        }
+        let description = skill.description.clone();
+        text::short::defined(&description, |short, terms| self.learn(short, terms));
         if let Some(kit) = skill.kit() {
             text::terms(kit, |t| count(self.term_id(t), 1, 1));
         }
@@ -276,8 +291,25 @@ impl Index {
             .is_some_and(|s| Arc::ptr_eq(s, skill))
     }
 
+    /// Keeps `short` as an acronym of `terms`, unless one is kept already.
+    fn learn(&mut self, short: String, terms: Vec<String>) {
+        if self.acronyms.len() < MAX_ACRONYMS {
+            self.acronyms
+                .entry(short.into_boxed_str())
+                .or_insert_with(|| terms.into_iter().map(String::into_boxed_str).collect());
+        }
+    }
+
+    /// The terms the acronym `short` stands for, if a text defined it.
+    pub(crate) fn acronym(&self, short: &str) -> Option<&[Box<str>]> {
+        self.acronyms.get(short).map(|terms| &terms[..])
+    }
+
     /// Adds the body terms of `slot`.
     pub(crate) fn add_body(&mut self, slot: u32, body: BodyTerms) {
+        for (short, terms) in body.acronyms {
+            self.learn(short, terms);
+        }
         let len = body.terms.total;
         if len == 0 || self.lens[slot as usize].body > 0 {
             return;
@@ -380,47 +412,6 @@ impl Index {
         remap
     }
 
-    fn query_terms(&mut self, query: &str) -> Vec<QueryTerm> {
-        let mut out = Vec::new();
-        let mut words = text::term_list(query);
-        // The first of each word, at most `MAX_QUERY_TERMS` of them.
-        let mut seen = std::collections::HashSet::new();
-        words.retain(|word| seen.len() < super::MAX_QUERY_TERMS && seen.insert(word.clone()));
-        for word in words {
-            if let Some(id) = self.dictionary.get(&word)
-                && self.has_live(id)
-            {
-                out.push(QueryTerm {
-                    ids: vec![(id, 1.0)],
-                });
-                continue;
-            }
-            let chars: Vec<char> = word.chars().collect();
-            let max = text::typos_allowed(chars.len());
-            if max == 0 {
-                continue;
-            }
-            let mut ids = Vec::new();
-            let low = chars.len().saturating_sub(max);
-            let high = (chars.len() + max).min(self.dictionary.max_len());
-            let mut buf = [0u8; 16];
-            for len in low..=high {
-                for &id in self.dictionary.of_len(len) {
-                    let term = self.dictionary.text(id, &mut buf);
-                    if let Some(d) = text::distance_within(&chars, term, max, &mut self.scratch.row)
-                        && self.has_live(id)
-                    {
-                        ids.push((id, if d == 1 { 0.7 } else { 0.45 }));
-                    }
-                }
-            }
-            if !ids.is_empty() {
-                out.push(QueryTerm { ids });
-            }
-        }
-        out
-    }
-
     fn has_live(&self, id: u32) -> bool {
         let t = &self.terms[id as usize];
         t.head
@@ -482,6 +473,7 @@ impl Index {
             + self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.lens.capacity() * std::mem::size_of::<Lens>()
             + self.counter.as_ref().map_or(0, text::Counter::heap_bytes)
+            + self.acronyms.capacity() * std::mem::size_of::<(Box<str>, Box<[Box<str>]>)>()
     }
 
     /// The counter of this update (made on first use).
@@ -598,8 +590,11 @@ impl Norms {
 /// Counts the terms of a body (read outside the index's lock) with
 /// `counter`.
 pub(crate) fn body_terms(counter: &mut text::Counter, text: &str) -> BodyTerms {
+    let mut acronyms = Vec::new();
+    text::short::defined(text, |short, terms| acronyms.push((short, terms)));
     BodyTerms {
         terms: counter.count(text),
+        acronyms,
     }
 }
 

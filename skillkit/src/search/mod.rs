@@ -5,15 +5,21 @@
 //! # Ranking
 //!
 //! Lexical, BM25F-style: a query's terms are matched in a skill's bare name
-//! (weighted most), its kit's name, its description, and the lead of its
-//! body (weighted least; the first [`BODY_BYTES`] unless
+//! (weighted most), its kit's name, its description, and its body (weighted
+//! least; the whole body, up to [`BODY_BYTES`] unless
 //! [`CatalogBuilder::search_body_bytes`](crate::CatalogBuilder::search_body_bytes)
-//! says otherwise). Words are lowercased, common English words dropped, and plurals
-//! and endings folded by a light stemmer (`reports` finds `report`,
-//! `converting` finds `convert`). A query word absent from the catalog
-//! matches the catalog's words within one typo (words of 4 to 7 letters) or
-//! two (8 letters and more), at a lower weight. A query that is a skill's
-//! full name (`pdf:reader`) or bare name (`reader`) ranks that skill first.
+//! says otherwise), each field normalised by its own length. Words are
+//! lowercased, common English words dropped, and plurals and endings folded
+//! by a light stemmer (`reports` finds `report`, `converting` finds
+//! `convert`). A query word absent from the catalog matches the catalog's
+//! words within one typo (words of 4 to 7 letters) or two (8 letters and
+//! more), at a lower weight. Short forms match what they stand for: the
+//! initials of a skill's name (`tdd` finds `test-driven-development`), an
+//! acronym a skill's text defines (`Pull Request (PR)`: `pr` finds `pull
+//! request`), common numeronyms (`k8s`), and compounds written joined or
+//! split (`worktrees` and `work trees`). A query that is a skill's full
+//! name (`pdf:reader`) or bare name (`reader`) ranks that skill first. Only
+//! a query's first [`MAX_QUERY_TERMS`] distinct words count.
 //!
 //! Without an embedder, a search does only the work its best `limit` need:
 //! once the words left to score (the most common ones) could not lift a
@@ -140,18 +146,17 @@ pub struct SearchStats {
 
 /// How much of each skill's body the search index reads unless
 /// [`CatalogBuilder::search_body_bytes`](crate::CatalogBuilder::search_body_bytes)
-/// says otherwise: its first KiB, whole words only. A skill says what it
-/// is for at its start (an overview, when to use it); the rest (steps,
-/// examples, reference) adds words that match many queries weakly. On the
-/// evaluation set (`bench/search-eval.json`) the first KiB ranks better
-/// than whole bodies (MRR 0.890 against 0.851; 2 KiB: 0.904, within two
-/// requests of 74), and the first build reads and counts a fraction of
-/// the words.
+/// says otherwise: the whole body, up to its first MiB (whole words only; a
+/// body is untrusted text, and no skill's runs that long). The word a
+/// request turns on is often further down than the overview (a tool's
+/// name in the usage section, a file format in the examples): the body is
+/// a field of its own, weighted least and normalised by its own length, so
+/// a long body does not drown a precise description.
 ///
 /// ```
-/// assert_eq!(skillkit::search::BODY_BYTES, 1024);
+/// assert_eq!(skillkit::search::BODY_BYTES, 1 << 20);
 /// ```
-pub const BODY_BYTES: usize = 1024;
+pub const BODY_BYTES: usize = 1 << 20;
 
 /// The most bytes of a query read: the rest is left out (cut at a
 /// character boundary) before the query is split into words.

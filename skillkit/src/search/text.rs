@@ -4,6 +4,7 @@
 //! of small typos.
 
 mod counts;
+pub(crate) mod short;
 
 pub(crate) use counts::{Counter, Packed, TermCounts, hash_packed, pack, unpack};
 
