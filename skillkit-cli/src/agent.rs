@@ -49,7 +49,7 @@ pub async fn start(
     }
     // Named here, so loaded; trusted only as the store (or the person) says.
     crate::trust::first_use(&named);
-    let mut builder = Catalog::builder();
+    let mut builder = sources::embedder(global, Catalog::builder());
     for dir in &named {
         builder = builder.provider(Local::new(dir));
     }

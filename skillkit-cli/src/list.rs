@@ -36,7 +36,7 @@ pub fn load_catalog(
     json: bool,
 ) -> Result<(Catalog, Snapshot), Failure> {
     let builder = match paths.is_empty() && !sources::no_mcp(mcp) {
-        true => skillkit::Catalog::builder(),
+        true => sources::embedder(global, skillkit::Catalog::builder()),
         false => sources::catalog(global, paths, each, false)?,
     };
     let catalog = sources::mcp(builder, mcp)?.build();

@@ -76,6 +76,16 @@ pub struct Global {
     /// (`https://github.example.com/api/v3`).
     #[arg(long, global = true, env = "GITHUB_API_URL", value_name = "URL")]
     github_url: Option<String>,
+    /// Rank skills by meaning too (`search`, the agent's `search_skills`,
+    /// the MCP server's `list_skills {query}`): an OpenAI-compatible
+    /// embeddings endpoint (`http://127.0.0.1:11434/v1` for Ollama,
+    /// `https://api.openai.com/v1`). Vectors are kept in the cache folder,
+    /// so a skill is embedded once per version.
+    #[arg(long, global = true, env = "SKILLKIT_EMBED_URL", value_name = "URL")]
+    embed: Option<String>,
+    /// The embedding model to ask for (default: text-embedding-3-small).
+    #[arg(long, global = true, env = "SKILLKIT_EMBED_MODEL", value_name = "NAME")]
+    embed_model: Option<String>,
 }
 
 /// Options of the commands that run an agent.

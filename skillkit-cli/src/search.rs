@@ -12,6 +12,7 @@ use crate::failure::Failure;
 use crate::list::{self, one_line, warn_failures};
 use crate::mcp_args::McpArgs;
 use crate::output::out;
+use crate::sources;
 
 /// How many hits `search` prints unless `--limit` says.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -36,7 +37,8 @@ pub fn run(
     }
     let (catalog, snapshot) = list::load_catalog(global, paths, &McpArgs::default(), each, json)?;
     warn_failures(&snapshot);
-    let hits = catalog.search_snapshot(&snapshot, query, limit.max(1));
+    let hits =
+        sources::runtime()?.block_on(catalog.search_snapshot(&snapshot, query, limit.max(1)));
     if json {
         let hits: Vec<_> = hits
             .iter()

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use skillkit::mcp_client::Endpoint;
 use skillkit::providers::github::{ApiToken, GitHubBuilder};
+use skillkit::search::HttpEmbedder;
 use skillkit::{CatalogBuilder, GitHub, Local, Mcp};
 
 use crate::Global;
@@ -87,7 +88,7 @@ pub fn catalog(
     each: bool,
     watch: bool,
 ) -> Result<CatalogBuilder, Failure> {
-    let mut builder = skillkit::Catalog::builder();
+    let mut builder = embedder(global, skillkit::Catalog::builder());
     if paths.is_empty() {
         builder = builder
             .providers(
@@ -109,6 +110,27 @@ pub fn catalog(
     }
     Ok(builder)
 }
+
+/// `builder` ranking by meaning too when `--embed` (or `SKILLKIT_EMBED_URL`)
+/// names an endpoint: its key from `SKILLKIT_EMBED_API_KEY` when that is
+/// set (no other variable is sent to it), its vectors kept in the user's
+/// cache folder (`skillkit/embeddings`).
+pub fn embedder(global: &Global, builder: CatalogBuilder) -> CatalogBuilder {
+    let Some(url) = global.embed.as_deref().filter(|url| !url.trim().is_empty()) else {
+        return builder;
+    };
+    let mut embedder = HttpEmbedder::new(url);
+    if let Some(model) = &global.embed_model {
+        embedder = embedder.model(model);
+    }
+    if std::env::var_os(EMBED_KEY).is_some() {
+        embedder = embedder.api_key_env(EMBED_KEY);
+    }
+    builder.embedder(embedder)
+}
+
+/// The variable `--embed`'s bearer token is read from.
+const EMBED_KEY: &str = "SKILLKIT_EMBED_API_KEY";
 
 /// `builder` with a provider for each MCP server of `mcp`, its kit named
 /// after the server; a URL sends the bearer token of `SKILLKIT_MCP_TOKEN`

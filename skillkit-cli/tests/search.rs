@@ -170,3 +170,83 @@ fn search_without_a_match_exits_1_and_an_empty_query_exits_2() {
     let missing = skillkit(dir.path(), dir.path(), &["search", "pdf", "/no/such/dir"]);
     assert_eq!(missing.status.code(), Some(2), "{missing:?}");
 }
+
+/// `--embed URL` (or `SKILLKIT_EMBED_URL`) ranks by meaning too, against a
+/// stand-in embeddings endpoint on 127.0.0.1: a query no skill's words
+/// match finds the skill it means; a second run reads the skills' vectors
+/// from the cache and embeds only the query.
+#[tokio::test(flavor = "multi_thread")]
+async fn search_embed_finds_a_skill_by_meaning() {
+    let endpoint = skillkit_tests::embeddings::Embeddings::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let kit = dir.path().join("art");
+    write(
+        &kit.join("skills/sketch/SKILL.md"),
+        &skill("sketch", "Make a drawing."),
+    );
+    write(
+        &kit.join("skills/billing/SKILL.md"),
+        &skill("billing", "Send an invoice."),
+    );
+    let kit_arg = kit.to_str().unwrap().to_owned();
+    let run = |args: Vec<String>, env: Option<String>| {
+        let dir = dir.path().to_owned();
+        tokio::task::spawn_blocking(move || {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_skillkit"));
+            command
+                .args(&args)
+                .current_dir(&dir)
+                .env("HOME", dir.join("home"))
+                .env_remove("XDG_CACHE_HOME")
+                .env("SKILLKIT_CACHE_DIR", dir.join("cache"));
+            if let Some(url) = env {
+                command.env("SKILLKIT_EMBED_URL", url);
+            }
+            command.output().expect("run skillkit")
+        })
+    };
+    let words = run(
+        vec![
+            "search".into(),
+            "photos of my cat".into(),
+            kit_arg.clone(),
+            "--json".into(),
+        ],
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(words.status.code(), Some(1), "no word matches");
+    let args = vec![
+        "search".into(),
+        "photos of my cat".into(),
+        kit_arg.clone(),
+        "--json".into(),
+        "--embed".into(),
+        endpoint.url().to_owned(),
+    ];
+    let meaning = run(args, None).await.unwrap();
+    assert!(
+        meaning.status.success(),
+        "{}",
+        String::from_utf8_lossy(&meaning.stderr)
+    );
+    let hits: Value = serde_json::from_slice(&meaning.stdout).unwrap();
+    assert_eq!(hits[0]["name"], "art:sketch");
+    assert_eq!(endpoint.requests().len(), 2, "the skills, then the query");
+    let again = run(
+        vec![
+            "search".into(),
+            "a picture".into(),
+            kit_arg,
+            "--json".into(),
+        ],
+        Some(endpoint.url().to_owned()),
+    )
+    .await
+    .unwrap();
+    assert!(again.status.success());
+    let requests = endpoint.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert_eq!(requests[2], ["a picture"]);
+}

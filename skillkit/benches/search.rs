@@ -149,7 +149,7 @@ fn report(rt: &tokio::runtime::Runtime, n: usize, dir: &Path) {
         provider.wait_for_watch(Duration::from_secs(600));
         let before = LIVE.load(Ordering::Relaxed);
         let started = Instant::now();
-        black_box(catalog.search_snapshot(&snapshot, QUERY, 10));
+        black_box(rt.block_on(catalog.search_snapshot(&snapshot, QUERY, 10)));
         first_search = started.elapsed();
         let start_build = Instant::now();
         wait_for_bodies(&catalog);
@@ -186,16 +186,16 @@ fn bench(c: &mut Criterion) {
 
         let catalog = local(&dir);
         let snapshot = rt.block_on(catalog.snapshot());
-        catalog.search_snapshot(&snapshot, QUERY, 10);
+        rt.block_on(catalog.search_snapshot(&snapshot, QUERY, 10));
         wait_for_bodies(&catalog);
         group.bench_with_input(BenchmarkId::new("warm", n), &n, |b, _| {
-            b.iter(|| black_box(catalog.search_snapshot(&snapshot, QUERY, 10)))
+            b.iter(|| black_box(rt.block_on(catalog.search_snapshot(&snapshot, QUERY, 10))))
         });
         // A query of 1 MB (words that miss by a typo or two, each a scan
         // of the dictionary): cut to its first words, it costs what they do.
         let huge = "revieww pul requst commnets ".repeat(40_000);
         group.bench_with_input(BenchmarkId::new("query_1mb", n), &n, |b, _| {
-            b.iter(|| black_box(catalog.search_snapshot(&snapshot, &huge, 10)))
+            b.iter(|| black_box(rt.block_on(catalog.search_snapshot(&snapshot, &huge, 10))))
         });
 
         let mut version = 0u64;
@@ -218,7 +218,7 @@ fn bench(c: &mut Criterion) {
                     let snapshot = rt.block_on(catalog.snapshot());
                     // `limit` 0: the update alone (the query is `warm`).
                     let started = Instant::now();
-                    black_box(catalog.search_snapshot(&snapshot, QUERY, 0));
+                    black_box(rt.block_on(catalog.search_snapshot(&snapshot, QUERY, 0)));
                     spent += started.elapsed();
                 }
                 spent
@@ -250,7 +250,7 @@ fn memory_copy(
     }
     let catalog = Catalog::builder().provider(memory.clone()).build();
     let changed: Arc<Skill> = snapshot.skills().nth(n / 2).cloned().expect("a skill");
-    catalog.search_snapshot(&rt.block_on(catalog.snapshot()), QUERY, 10);
+    rt.block_on(catalog.search_snapshot(&rt.block_on(catalog.snapshot()), QUERY, 10));
     wait_for_bodies(&catalog);
     (memory, catalog, changed)
 }

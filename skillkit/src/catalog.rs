@@ -140,14 +140,17 @@ impl CatalogBuilder {
         self
     }
 
-    /// Adds semantic ranking to [`Catalog::search`] with the application's
-    /// own model (see [`Embedder`](crate::Embedder) and the [module](crate::search) for how
-    /// scores combine).
+    /// Adds semantic ranking to [`Catalog::search`] (and
+    /// [`search_snapshot`](Catalog::search_snapshot)): an embeddings
+    /// endpoint (`search::HttpEmbedder`, feature `embed`) or the
+    /// application's own model (see [`Embedder`](crate::Embedder) and the
+    /// [module](crate::search) for how the rankings are fused).
     ///
     /// ```
     /// struct Flat;
+    /// #[skillkit::async_trait]
     /// impl skillkit::Embedder for Flat {
-    ///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
+    ///     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
     ///         Ok(texts.iter().map(|_| vec![1.0]).collect())
     ///     }
     /// }
@@ -228,7 +231,7 @@ impl Catalog {
     /// ```
     pub async fn search(&self, query: &str, limit: usize) -> Vec<crate::search::SearchHit> {
         let snapshot = self.snapshot().await;
-        self.search_snapshot(&snapshot, query, limit)
+        self.search_snapshot(&snapshot, query, limit).await
     }
 
     /// [`search`](Catalog::search) over a snapshot the caller already holds
@@ -240,19 +243,31 @@ impl Catalog {
     /// memory.put(skillkit::Skill::new("git:commit", "Write a commit message."));
     /// let catalog = skillkit::Catalog::builder().provider(memory).build();
     /// let snapshot = catalog.snapshot().await;
-    /// let hits = catalog.search_snapshot(&snapshot, "commit", 3);
+    /// let hits = catalog.search_snapshot(&snapshot, "commit", 3).await;
     /// assert_eq!(hits[0].skill.name, "git:commit");
     /// # });
     /// ```
-    pub fn search_snapshot(
+    pub async fn search_snapshot(
         &self,
         snapshot: &Snapshot,
         query: &str,
         limit: usize,
     ) -> Vec<crate::search::SearchHit> {
-        self.inner
-            .search
-            .search(snapshot.kits_with_providers(), query, limit)
+        let kits = snapshot.kits_with_providers();
+        self.inner.search.search(kits, query, limit).await
+    }
+
+    /// [`search_snapshot`](Catalog::search_snapshot) by the words alone,
+    /// never waiting for an embedder (the agent's prompt, built while a
+    /// request is assembled).
+    pub(crate) fn search_words(
+        &self,
+        snapshot: &Snapshot,
+        query: &str,
+        limit: usize,
+    ) -> Vec<crate::search::SearchHit> {
+        let kits = snapshot.kits_with_providers();
+        self.inner.search.lexical(kits, query, limit)
     }
 
     /// The search index's counters: how many skills it holds, how many skill

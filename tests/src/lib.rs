@@ -3,6 +3,7 @@
 //! file helpers at the root.
 
 pub mod agent;
+pub mod embeddings;
 pub mod github;
 pub mod llm;
 pub mod mcp_server;

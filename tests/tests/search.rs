@@ -324,8 +324,9 @@ async fn the_first_build_reads_bodies_in_the_background() {
 /// A toy model: each text is the counts of three topics' words.
 struct Topics;
 
+#[skillkit::async_trait]
 impl Embedder for Topics {
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let topics: [&[&str]; 3] = [
             &["money", "invoice", "payment", "cash", "billing"],
             &["picture", "photo", "image", "drawing"],
@@ -346,8 +347,9 @@ impl Embedder for Topics {
 
 struct Failing;
 
+#[skillkit::async_trait]
 impl Embedder for Failing {
-    fn embed(&self, _: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    async fn embed(&self, _: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         Err("model not loaded".into())
     }
 }
@@ -377,7 +379,9 @@ async fn an_embedder_combines_with_the_lexical_score() {
     }
     let semantic = Catalog::builder().provider(memory).embedder(Topics).build();
     // …but billing is all about money and the register mostly about
-    // pictures: 0.5 × lexical share + 0.5 × cosine puts billing first.
+    // pictures: fused by rank, the two tie (each first in one ranking and
+    // second in the other; ties go by name), where words alone put the
+    // register first.
     assert_eq!(
         names(&semantic.search("payment cash", 5).await)[0],
         "fin:billing"

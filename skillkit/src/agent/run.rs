@@ -237,7 +237,7 @@ impl AgentRun {
             &tools.activatable,
             &history.messages,
             &self.runtime.pinned,
-            |query, limit| catalog.search_snapshot(snapshot, query, limit),
+            |query, limit| catalog.search_words(snapshot, query, limit),
         );
         if !system.is_empty() {
             messages.push(Message::system(system));

@@ -240,7 +240,7 @@ impl Host for Server<'_> {
 
     async fn run_own(&self, name: &str, input: &Value) -> Result<String, String> {
         match name {
-            LIST_SKILLS => Ok(list_skills(self.catalog, self.snapshot, self.tools, input)),
+            LIST_SKILLS => Ok(list_skills(self.catalog, self.snapshot, self.tools, input).await),
             _ => read_file(self.snapshot, self.tools, input),
         }
     }
@@ -250,7 +250,12 @@ impl Host for Server<'_> {
 /// a JSON array; not those only people run (`disable-model-invocation`).
 /// With a `query`, the skills the catalog's search finds, best first, each
 /// with its `score`; at most `limit` when the input gives one.
-fn list_skills(catalog: &Catalog, snapshot: &Snapshot, tools: &ToolSet, input: &Value) -> String {
+async fn list_skills(
+    catalog: &Catalog,
+    snapshot: &Snapshot,
+    tools: &ToolSet,
+    input: &Value,
+) -> String {
     let limit = input
         .get("limit")
         .and_then(Value::as_u64)
@@ -272,6 +277,7 @@ fn list_skills(catalog: &Catalog, snapshot: &Snapshot, tools: &ToolSet, input: &
                 .clamp(1, MAX_SEARCH_LIMIT);
             catalog
                 .search_snapshot(snapshot, query, search_wanted(wanted))
+                .await
                 .into_iter()
                 .filter(|hit| hit.skill.model_invocable())
                 .take(wanted)

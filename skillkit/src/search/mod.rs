@@ -26,11 +26,14 @@
 //! skill not yet seen into the top, they are only looked up for the skills
 //! still in the running; the answer is the one scoring every skill gives.
 //!
-//! With an [`Embedder`] ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder)), each skill's
-//! `name: description` is embedded once per skill version and cached; the
-//! query is embedded on every search, and the two scores combine as a
-//! normalised weighted sum: `0.5 × lexical / best lexical + 0.5 × max(cosine,
-//! 0)`. A skill no query word matches can then still be found by meaning.
+//! With an [`Embedder`] ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder);
+//! [`HttpEmbedder`] for any OpenAI-compatible `/v1/embeddings` endpoint), each
+//! skill's `name: description` is embedded once per skill version (outside
+//! the index's lock: other searches go on meanwhile); the query is embedded
+//! on every search. The lexical ranking and the ranking by cosine similarity
+//! are fused by reciprocal rank ([`semantic`]): a skill's score is the sum,
+//! over the two rankings, of `1 / (60 + rank)`, so a skill no query word
+//! matches can still be found by meaning, and neither score's scale decides.
 //! When the embedder fails, the search is lexical and a warning is logged.
 //!
 //! # Freshness
@@ -51,8 +54,14 @@
 //! answers from names and descriptions ([`SearchStats::bodies_pending`]).
 
 mod fresh;
+#[cfg(feature = "embed")]
+mod http;
 mod index;
+mod semantic;
 mod text;
+
+#[cfg(feature = "embed")]
+pub use http::HttpEmbedder;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -60,9 +69,6 @@ use crate::kit::Kit;
 use crate::skill::Skill;
 
 use fresh::State;
-
-/// The weight of the semantic score when an [`Embedder`] is set.
-const SEMANTIC_WEIGHT: f32 = 0.5;
 
 /// A skill found by [`Catalog::search`](crate::Catalog::search), with its score (higher is better;
 /// comparable within one search only).
@@ -98,18 +104,23 @@ impl PartialEq for SearchHit {
 /// Error an [`Embedder`] returns.
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 
-/// An application's embedding model, for semantic ranking
-/// ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder)). SkillKit downloads and bundles none.
+/// An embedding model, for semantic ranking
+/// ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder)): [`HttpEmbedder`]
+/// (any OpenAI-compatible `/v1/embeddings` endpoint: OpenAI, Ollama, vLLM,
+/// llama.cpp's server), or an application's own. SkillKit downloads and
+/// bundles no model.
 ///
 /// `embed` returns one vector per text, in order, all of one dimension.
-/// Skills' texts are embedded once per skill version (cached in the index);
-/// the query on every search. It is called while the index is locked.
+/// Skills' texts are embedded once per skill version (kept in the index);
+/// the query on every search. It is awaited outside the index's lock.
 ///
 /// ```
 /// /// Counts of a few words: a toy, deterministic model.
 /// struct Words;
+///
+/// #[skillkit::async_trait]
 /// impl skillkit::Embedder for Words {
-///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
+///     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
 ///         Ok(texts.iter().map(|t| {
 ///             let t = t.to_lowercase();
 ///             ["money", "invoice", "picture"].iter().map(|w| t.matches(w).count() as f32).collect()
@@ -118,9 +129,31 @@ pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 /// }
 /// let catalog = skillkit::Catalog::builder().embedder(Words).build();
 /// ```
+#[async_trait::async_trait]
 pub trait Embedder: Send + Sync {
-    /// One vector per text.
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// One vector per text, in order.
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// A shared embedder (`Arc<dyn Embedder>` too) is one.
+///
+/// ```
+/// use std::sync::Arc;
+/// struct Zero;
+/// #[skillkit::async_trait]
+/// impl skillkit::Embedder for Zero {
+///     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
+///         Ok(vec![vec![0.0]; texts.len()])
+///     }
+/// }
+/// let shared: Arc<dyn skillkit::Embedder> = Arc::new(Zero);
+/// let catalog = skillkit::Catalog::builder().embedder(shared).build();
+/// ```
+#[async_trait::async_trait]
+impl<E: Embedder + ?Sized> Embedder for Arc<E> {
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts).await
+    }
 }
 
 /// The index's counters ([`Catalog::search_stats`](crate::Catalog::search_stats)).
@@ -217,65 +250,55 @@ impl Search {
     /// The skills of a snapshot's `kits` (each with the index of its
     /// provider) best matching `query`, best first, at most `limit`, the
     /// index brought up to date first (see
-    /// [`Catalog::search`](crate::Catalog::search)).
-    pub(crate) fn search<'a>(
+    /// [`Catalog::search`](crate::Catalog::search)): by meaning too when an
+    /// embedder is set.
+    pub(crate) async fn search<'a>(
         &self,
         kits: impl IntoIterator<Item = (usize, &'a Kit)>,
         query: &str,
         limit: usize,
     ) -> Vec<SearchHit> {
         let query = bounded(query);
-        let search = self;
-        let mut state = search.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let bodies = state.update(kits);
-        if bodies.len() <= fresh::INLINE_BODIES {
-            fresh::add_heads(&mut state.index, bodies.iter().map(|(slot, _)| *slot));
-            fresh::index_bodies(&mut state.index, &bodies, search.body_bytes);
-        } else {
-            // The bodies are read from now on, beside the heads.
-            let heads: Vec<u32> = bodies.iter().map(|(slot, _)| *slot).collect();
-            fresh::build_in_background(&search.state, &mut state, bodies, search.body_bytes);
-            fresh::add_heads(&mut state.index, heads);
+        match &self.embedder {
+            Some(embedder) => self.semantic(embedder, kits, query, limit).await,
+            None => self.lexical(kits, query, limit),
         }
-        state.index.release();
+    }
+
+    /// [`search`](Search::search) by the words alone.
+    pub(crate) fn lexical<'a>(
+        &self,
+        kits: impl IntoIterator<Item = (usize, &'a Kit)>,
+        query: &str,
+        limit: usize,
+    ) -> Vec<SearchHit> {
+        let query = bounded(query);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        self.update(&mut state, kits);
         if limit == 0 {
             return Vec::new();
         }
-        let mut scored = match &search.embedder {
-            // The semantic score needs every lexical one.
-            Some(_) => state.index.score(query),
-            // The best `limit` (and the skills named as the query), scored
-            // without reading every posting of the query's words.
-            None => state.index.score_top(query, limit, one_word(query)),
-        };
+        // The best `limit` (and the skills named as the query), scored
+        // without reading every posting of the query's words.
+        let mut scored = state.index.score_top(query, limit, one_word(query));
         boost_exact_names(&state.index, &mut scored, query);
-        if let Some(embedder) = &search.embedder {
-            scored = semantic::combine(&mut state.index, embedder.as_ref(), query, scored);
+        hits(&state.index, scored, limit)
+    }
+
+    /// Brings the locked `state` up to date with `kits`: names and
+    /// descriptions now, bodies now for a few, in the background for many.
+    fn update<'a>(&self, state: &mut State, kits: impl IntoIterator<Item = (usize, &'a Kit)>) {
+        let bodies = state.update(kits);
+        if bodies.len() <= fresh::INLINE_BODIES {
+            fresh::add_heads(&mut state.index, bodies.iter().map(|(slot, _)| *slot));
+            fresh::index_bodies(&mut state.index, &bodies, self.body_bytes);
+        } else {
+            // The bodies are read from now on, beside the heads.
+            let heads: Vec<u32> = bodies.iter().map(|(slot, _)| *slot).collect();
+            fresh::build_in_background(&self.state, state, bodies, self.body_bytes);
+            fresh::add_heads(&mut state.index, heads);
         }
-        let index = &state.index;
-        let skill = |slot: u32| index.slots[slot as usize].skill.as_ref();
-        let order = |a: &(u32, f32), b: &(u32, f32)| {
-            b.1.total_cmp(&a.1).then_with(|| {
-                let name = |s| skill(s).map(|s: &Arc<Skill>| s.name.as_ref());
-                name(a.0).cmp(&name(b.0))
-            })
-        };
-        // The best `limit` first, then only those sorted.
-        if scored.len() > limit {
-            scored.select_nth_unstable_by(limit - 1, order);
-            scored.truncate(limit);
-        }
-        scored.sort_unstable_by(order);
-        scored
-            .into_iter()
-            .filter_map(|(slot, score)| {
-                Some(SearchHit {
-                    skill: Arc::clone(skill(slot)?),
-                    score,
-                })
-            })
-            .take(limit)
-            .collect()
+        state.index.release();
     }
 
     /// The index's counters (see [`Catalog::search_stats`](crate::Catalog::search_stats)).
@@ -307,97 +330,37 @@ fn boost_exact_names(index: &index::Index, scored: &mut [(u32, f32)], query: &st
     }
 }
 
+/// The best `limit` of `scored`, best first (ties by name), as hits.
+fn hits(index: &index::Index, mut scored: Vec<(u32, f32)>, limit: usize) -> Vec<SearchHit> {
+    if limit == 0 {
+        return Vec::new();
+    }
+    let skill = |slot: u32| index.slots[slot as usize].skill.as_ref();
+    let order = |a: &(u32, f32), b: &(u32, f32)| {
+        b.1.total_cmp(&a.1).then_with(|| {
+            let name = |s| skill(s).map(|s: &Arc<Skill>| s.name.as_ref());
+            name(a.0).cmp(&name(b.0))
+        })
+    };
+    // The best `limit` first, then only those sorted.
+    if scored.len() > limit {
+        scored.select_nth_unstable_by(limit - 1, order);
+        scored.truncate(limit);
+    }
+    scored.sort_unstable_by(order);
+    scored
+        .into_iter()
+        .filter_map(|(slot, score)| {
+            Some(SearchHit {
+                skill: Arc::clone(skill(slot)?),
+                score,
+            })
+        })
+        .collect()
+}
+
 /// The query trimmed, when it is one word (it may then be a skill's name).
 fn one_word(query: &str) -> Option<&str> {
     let query = query.trim();
     (!query.is_empty() && !query.contains(char::is_whitespace)).then_some(query)
-}
-
-mod semantic {
-    //! Lexical and semantic scores combined (see the module's docs).
-
-    use super::index::Index;
-    use super::{Embedder, SEMANTIC_WEIGHT};
-
-    /// The combined scores: every slot matched lexically or with a positive
-    /// cosine. Embeds the skills not embedded yet (once per version).
-    pub(super) fn combine(
-        index: &mut Index,
-        embedder: &dyn Embedder,
-        query: &str,
-        lexical: Vec<(u32, f32)>,
-    ) -> Vec<(u32, f32)> {
-        let missing: Vec<(usize, String)> = index
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.embedding.is_none())
-            .filter_map(|(i, s)| Some((i, s.skill.as_ref()?)))
-            .map(|(i, s)| (i, format!("{}: {}", s.name, s.description)))
-            .collect();
-        if !missing.is_empty() {
-            let texts: Vec<&str> = missing.iter().map(|(_, t)| t.as_str()).collect();
-            match embedder.embed(&texts) {
-                Ok(vectors) if vectors.len() == texts.len() => {
-                    for ((slot, _), vector) in missing.iter().zip(vectors) {
-                        index.slots[*slot].embedding = Some(normalised(vector));
-                    }
-                }
-                Ok(vectors) => {
-                    tracing::warn!(
-                        "search: the embedder returned {} vectors for {} texts; ranking lexically",
-                        vectors.len(),
-                        texts.len()
-                    );
-                    return lexical;
-                }
-                Err(error) => {
-                    tracing::warn!("search: the embedder failed ({error}); ranking lexically");
-                    return lexical;
-                }
-            }
-        }
-        let query_vector = match embedder.embed(&[query]) {
-            Ok(mut v) if v.len() == 1 => normalised(v.remove(0)),
-            Ok(_) | Err(_) => {
-                tracing::warn!("search: the embedder could not embed the query; ranking lexically");
-                return lexical;
-            }
-        };
-        let best = lexical.iter().map(|s| s.1).fold(0.0f32, f32::max);
-        let mut combined = vec![0.0f32; index.slots.len()];
-        for &(slot, score) in &lexical {
-            if best > 0.0 {
-                combined[slot as usize] = (1.0 - SEMANTIC_WEIGHT) * score / best;
-            }
-        }
-        for (slot, s) in index.slots.iter().enumerate() {
-            if s.skill.is_none() {
-                continue;
-            }
-            if let Some(vector) = &s.embedding
-                && vector.len() == query_vector.len()
-            {
-                let cosine: f32 = vector.iter().zip(&query_vector).map(|(a, b)| a * b).sum();
-                combined[slot] += SEMANTIC_WEIGHT * cosine.max(0.0);
-            }
-        }
-        combined
-            .into_iter()
-            .enumerate()
-            .filter(|(_, score)| *score > 0.0)
-            .map(|(slot, score)| (slot as u32, score))
-            .collect()
-    }
-
-    /// `vector` scaled to length 1 (a zero vector stays zero).
-    fn normalised(mut vector: Vec<f32>) -> Box<[f32]> {
-        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 && norm.is_finite() {
-            vector.iter_mut().for_each(|x| *x /= norm);
-        } else {
-            vector.iter_mut().for_each(|x| *x = 0.0);
-        }
-        vector.into_boxed_slice()
-    }
 }
