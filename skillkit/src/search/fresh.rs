@@ -302,13 +302,14 @@ pub(crate) fn build_in_background(
                         start();
                     }
                     let added = read.len();
-                    for (slot, skill, terms) in read.drain(..) {
-                        if let Some(terms) = terms
-                            && state.index.holds(slot, skill)
-                        {
-                            state.index.add_body(slot, terms);
-                        }
-                    }
+                    let index = &mut state.index;
+                    let held: Vec<(u32, index::BodyTerms)> = read
+                        .drain(..)
+                        .filter_map(|(slot, skill, terms)| {
+                            Some((slot, terms.filter(|_| index.holds(slot, skill))?))
+                        })
+                        .collect();
+                    index.add_bodies(held);
                     state.pending -= added;
                     if added > 0 && state.pending == 0 {
                         state.index.shrink();

@@ -307,35 +307,67 @@ impl Index {
 
     /// Adds the body terms of `slot`.
     pub(crate) fn add_body(&mut self, slot: u32, body: BodyTerms) {
-        for (short, terms) in body.acronyms {
-            self.learn(short, terms);
-        }
-        let len = body.terms.total;
-        if len == 0 || self.lens[slot as usize].body > 0 {
-            return;
-        }
-        let add = |index: &mut Index, id: u32, tf: u8| {
-            let list = &mut index.terms[id as usize].body;
-            let posting = slot << 8 | u32::from(tf);
-            // Kept sorted by slot (the bounded search looks slots up): a
-            // body read before an older slot's lands in its place.
-            let at = match list.last().is_none_or(|&p| p >> 8 < slot) {
-                true => None,
-                false => Some(list.partition_point(|&p| p >> 8 < slot)),
+        self.add_bodies(std::iter::once((slot, body)));
+    }
+
+    /// Adds the body terms of each slot of `bodies`. Posting lists stay
+    /// sorted by slot (the bounded search looks slots up): a posting that
+    /// goes at the end of its list is pushed, and those of bodies read
+    /// before an older slot's (the build's threads add their batches as
+    /// they get the lock) are merged into their lists once, a list at a time,
+    /// not inserted one by one.
+    pub(crate) fn add_bodies(&mut self, bodies: impl IntoIterator<Item = (u32, BodyTerms)>) {
+        // (term id, posting) of the postings that go before a list's end.
+        let mut late: Vec<(u32, u32)> = Vec::new();
+        for (slot, body) in bodies {
+            for (short, terms) in body.acronyms {
+                self.learn(short, terms);
+            }
+            let len = body.terms.total;
+            if len == 0 || self.lens[slot as usize].body > 0 {
+                continue;
+            }
+            let mut add = |index: &mut Index, id: u32, tf: u8| {
+                let list = &mut index.terms[id as usize].body;
+                let posting = slot << 8 | u32::from(tf);
+                match list.last().is_none_or(|&p| p >> 8 < slot) {
+                    true => post(list, None, posting, &mut index.posting_bytes),
+                    false => late.push((id, posting)),
+                }
             };
-            post(list, at, posting, &mut index.posting_bytes);
-        };
-        for (term, tf) in body.terms.packed() {
-            let id = self.packed_id(term);
-            add(self, id, tf);
+            for (term, tf) in body.terms.packed() {
+                let id = self.packed_id(term);
+                add(self, id, tf);
+            }
+            for (term, tf) in body.terms.others() {
+                let id = self.term_id(term);
+                add(self, id, tf);
+            }
+            self.lens[slot as usize].body = len;
+            self.sum_body += u64::from(len);
+            self.bodies_indexed += 1;
         }
-        for (term, tf) in body.terms.others() {
-            let id = self.term_id(term);
-            add(self, id, tf);
+        late.sort_unstable();
+        for group in late.chunk_by(|a, b| a.0 == b.0) {
+            let list = &mut self.terms[group[0].0 as usize].body;
+            let capacity = list.capacity();
+            let mut merged = Vec::with_capacity(list.len() + group.len());
+            let (mut old, mut new) = (list.iter().peekable(), group.iter().map(|g| g.1).peekable());
+            while let (Some(&&a), Some(&b)) = (old.peek(), new.peek()) {
+                if a >> 8 < b >> 8 {
+                    merged.push(a);
+                    old.next();
+                } else {
+                    merged.push(b);
+                    new.next();
+                }
+            }
+            merged.extend(old);
+            merged.extend(new);
+            *list = merged;
+            self.posting_bytes = self.posting_bytes + list.capacity() * std::mem::size_of::<u32>()
+                - capacity * std::mem::size_of::<u32>();
         }
-        self.lens[slot as usize].body = len;
-        self.sum_body += u64::from(len);
-        self.bodies_indexed += 1;
     }
 
     /// Bodies indexed, and whether every body posting list is sorted by

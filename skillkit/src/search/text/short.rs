@@ -47,7 +47,7 @@ pub(crate) fn initials(name: &str) -> Option<String> {
 pub(crate) fn defined(text: &str, mut each: impl FnMut(String, Vec<String>)) {
     let bytes = text.as_bytes();
     let mut from = 0;
-    while let Some(open) = bytes[from..].iter().position(|&b| b == b'(') {
+    while let Some(open) = memchr::memchr(b'(', &bytes[from..]) {
         let open = from + open;
         from = open + 1;
         let Some(len) = bytes[from..]
