@@ -70,6 +70,10 @@ pub async fn start(
     if let Some(history) = history {
         options = options.history(history);
     }
+    if let Some(name) = &args.session {
+        let store = crate::sessions::store(args.sessions.as_deref(), name)?;
+        options = options.session(store, name.clone());
+    }
     for (name, endpoint) in args.mcp.servers()? {
         options = options.mcp_server(name, endpoint);
     }

@@ -17,6 +17,7 @@ use futures::FutureExt;
 use rustyline::error::ReadlineError;
 use rustyline::history::{DefaultHistory, History as _};
 use rustyline::{Config, Editor};
+use skillkit::agent::session::SessionStore;
 use skillkit::agent::{Agent, EventKind, History};
 use skillkit::llm::Message;
 use tokio::runtime::Runtime;
@@ -39,9 +40,11 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         None => None,
     };
     let started = runtime.block_on(agent::start(global, args, history.clone()))?;
-    let file = match resume {
-        Some(file) => file,
-        None => session_file(started.agent.session_id())?,
+    // With --session the agent keeps the conversation itself.
+    let file = match (resume, &args.session) {
+        (_, Some(_)) => None,
+        (Some(file), None) => Some(file),
+        (None, None) => Some(session_file(started.agent.session_id())?),
     };
     // Before any line editor: SIGINT is this handler's whenever no line is
     // read (see `Prompt`).
@@ -56,10 +59,30 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
     if let Some(sandbox) = &started.scripts {
         out!("scripts enabled (run_skill_script); sandbox: {sandbox}");
     }
-    out!("session {}", file.display());
+    match (&file, &args.session) {
+        (Some(file), _) => out!("session {}", file.display()),
+        (None, Some(name)) => out!(
+            "session {name} ({})",
+            crate::sessions::folder(args.sessions.as_deref())?.display()
+        ),
+        (None, None) => {}
+    }
     out!("{COMMANDS}");
     if let Some(history) = &history {
         replay(history);
+    }
+    // A session's earlier turns (the agent reads them itself).
+    if let Some(name) = &args.session {
+        let store = crate::sessions::store(args.sessions.as_deref(), name)?;
+        let loaded = runtime.block_on(store.load(name, None));
+        if let Ok(loaded) = loaded
+            && !loaded.items.is_empty()
+        {
+            replay(&History {
+                session_id: name.clone(),
+                messages: loaded.items.into_iter().map(|item| item.message).collect(),
+            });
+        }
     }
     let mut chat = Chat {
         runtime: &runtime,
@@ -119,7 +142,9 @@ struct Chat<'r> {
     runtime: &'r Runtime,
     started: Started,
     view: View,
-    file: PathBuf,
+    /// The file the conversation is saved to after each turn (none with
+    /// `--session`: the agent writes the session).
+    file: Option<PathBuf>,
 }
 
 impl Chat<'_> {
@@ -191,10 +216,12 @@ impl Chat<'_> {
                 break;
             }
         }
-        if let Err(e) = save(&self.file, &self.started.agent.history()) {
+        if let Some(file) = &self.file
+            && let Err(e) = save(file, &self.started.agent.history())
+        {
             out!(
                 "warning: cannot save the conversation to {}: {e}; it goes on, and is saved after the next answer",
-                self.file.display()
+                file.display()
             );
         }
         Ok(())

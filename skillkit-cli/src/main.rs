@@ -35,6 +35,7 @@ mod progress;
 mod run;
 mod search;
 mod serve;
+mod sessions;
 mod show;
 mod sources;
 mod trust;
@@ -127,6 +128,16 @@ pub struct AgentArgs {
     /// allowed-tools are asked like any tool).
     #[command(flatten)]
     mcp: mcp_args::McpArgs,
+    /// Keep the conversation as session NAME in the sessions folder: it is
+    /// read before the first message and each turn is written as it
+    /// completes, so `--session NAME` later (or in another process) goes on
+    /// with it. NAME: letters, digits, `-`, `_`, `.`.
+    #[arg(long, value_name = "NAME")]
+    session: Option<String>,
+    /// The sessions folder (default: the user's data folder,
+    /// `skillkit/sessions`).
+    #[arg(long, env = "SKILLKIT_SESSIONS_DIR", value_name = "DIR")]
+    sessions: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -280,9 +291,22 @@ enum Command {
         agent: AgentArgs,
         /// The session file: the conversation in it is continued, and each
         /// turn is saved to it (default: a new file in the user's data
-        /// folder, `skillkit/sessions`).
-        #[arg(long, value_name = "FILE")]
+        /// folder, `skillkit/sessions`). See also --session.
+        #[arg(long, value_name = "FILE", conflicts_with = "session")]
         resume: Option<PathBuf>,
+    },
+    /// The sessions kept by `run --session` and `chat --session`: list them,
+    /// show one, fork one, remove one.
+    ///
+    /// Exit 0: done; 1: no such session; 2: usage or I/O error.
+    Sessions {
+        /// What to do (default: list).
+        #[command(subcommand)]
+        action: Option<sessions::Action>,
+        /// The sessions folder (default: the user's data folder,
+        /// `skillkit/sessions`).
+        #[arg(long, global = true, env = "SKILLKIT_SESSIONS_DIR", value_name = "DIR")]
+        sessions: Option<PathBuf>,
     },
     /// Serve the skills over the Model Context Protocol on stdin/stdout (or
     /// Streamable HTTP with --http), for Claude Code, Cursor or any MCP client.
@@ -384,6 +408,7 @@ fn main() -> ExitCode {
             json,
         } => run::run(&global, &agent, &task, skill.as_deref(), json),
         Command::Chat { agent, resume } => chat::run(&global, &agent, resume),
+        Command::Sessions { action, sessions } => sessions::run(sessions.as_deref(), action),
         Command::Serve {
             paths,
             each,

@@ -574,3 +574,115 @@ fn run_skill_sends_the_skill_a_person_runs() {
         text(&refused.stderr)
     );
 }
+
+/// `run --session NAME` keeps the conversation in the sessions folder: a
+/// second run goes on with it, and `skillkit sessions` lists, shows, forks
+/// and removes it; a name that is not one is refused (exit 2), a session
+/// that does not exist is exit 1.
+#[test]
+fn run_session_keeps_the_conversation_and_sessions_shows_it() {
+    let fixture = Fixture::new();
+    let sessions = fixture.path("sessions");
+    let sessions = sessions.to_str().unwrap();
+    let model = fixture.script(GREETING);
+    let first = fixture
+        .skillkit()
+        .args(["run", "helper", "Greet Ada", "--model", &model])
+        .args(["--session", "greetings", "--sessions", sessions])
+        .output()
+        .unwrap();
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    let model = fixture.script(r#"[{"text": "Done before."}]"#);
+    let second = fixture
+        .skillkit()
+        .args(["run", "helper", "Again?", "--model", &model])
+        .args(["--session", "greetings"])
+        .env("SKILLKIT_SESSIONS_DIR", sessions)
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(0), "{second:?}");
+
+    let show = fixture
+        .skillkit()
+        .args(["sessions", "show", "greetings", "--sessions", sessions])
+        .output()
+        .unwrap();
+    assert_eq!(show.status.code(), Some(0), "{show:?}");
+    let lines: Vec<String> = text(&show.stdout)
+        .lines()
+        .map(|l| l.trim().to_owned())
+        .collect();
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert_eq!(lines[0], "1  user: Greet Ada");
+    assert!(lines[1].contains("[calls activate_skill]"), "{lines:?}");
+    assert!(
+        lines[2].starts_with("3  tool result: <skill_content"),
+        "{lines:?}"
+    );
+    assert_eq!(lines[3], "4  assistant: Hello, Ada!");
+    assert_eq!(lines[4], "5  user: Again?");
+    assert_eq!(lines[5], "6  assistant: Done before.");
+
+    let list = fixture
+        .skillkit()
+        .args(["sessions", "list", "--json", "--sessions", sessions])
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(listed[0]["name"], "greetings");
+    assert_eq!(listed[0]["items"], 6);
+
+    let fork = fixture
+        .skillkit()
+        .args([
+            "sessions",
+            "fork",
+            "greetings",
+            "short",
+            "--at",
+            "4",
+            "--sessions",
+            sessions,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(fork.status.code(), Some(0), "{fork:?}");
+    let rm = fixture
+        .skillkit()
+        .args(["sessions", "rm", "greetings", "--sessions", sessions])
+        .output()
+        .unwrap();
+    assert_eq!(rm.status.code(), Some(0), "{rm:?}");
+    let list = fixture
+        .skillkit()
+        .args(["sessions", "--sessions", sessions])
+        .output()
+        .unwrap();
+    assert_eq!(text(&list.stdout).trim(), "short  4 items");
+
+    let missing = fixture
+        .skillkit()
+        .args(["sessions", "show", "greetings", "--sessions", sessions])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+    let bad = fixture
+        .skillkit()
+        .args([
+            "run",
+            "helper",
+            "Hi",
+            "--model",
+            &model,
+            "--session",
+            "../escape",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    assert!(
+        text(&bad.stderr).contains("is not a session id"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

@@ -115,7 +115,7 @@ impl AgentRun {
         // The parent's cancellation reaches the child through the select in
         // `call`, which drops this future.
         let never = CancellationToken::new();
-        match Box::pin(child.answer(&history, task.to_owned(), &never)).await {
+        match Box::pin(child.answer(&history, task.to_owned(), &never, None)).await {
             Outcome::Answered(text) => Ok(text),
             Outcome::Failed(error) => Err(format!("{what} failed: {error}")),
             Outcome::Cancelled => Err(format!("{what} was stopped")),

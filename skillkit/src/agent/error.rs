@@ -60,6 +60,11 @@ pub enum AgentError {
         /// What is wrong.
         problem: String,
     },
+    /// The session store could not be read or written
+    /// ([`AgentOptions::session`](crate::agent::AgentOptions::session)); the
+    /// conversation goes on, and the next turn writes what is missing.
+    #[error("the session could not be saved or read: {0}")]
+    Session(String),
     /// [`Agent::respond`](crate::agent::AgentController::respond) named a call that
     /// waits for nothing.
     #[error(

@@ -80,6 +80,7 @@ mod run;
 mod schema;
 pub mod script;
 mod search_skills;
+pub mod session;
 mod stream;
 mod toolset;
 mod trust;
@@ -197,7 +198,11 @@ pub fn start_agent(
     };
     let (messages, inbox) = mpsc::unbounded_channel();
     let span = tracing::info_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);
-    tokio.spawn(drive(root, Arc::clone(&shared), inbox).instrument(span));
+    let saved = options
+        .session
+        .clone()
+        .map(|(store, id)| session::Saved::new(store, id));
+    tokio.spawn(drive(root, Arc::clone(&shared), inbox, saved).instrument(span));
     Ok(Agent::new(messages, shared, receiver))
 }
 
@@ -207,7 +212,9 @@ async fn drive(
     mut root: AgentRun,
     shared: Arc<Shared>,
     mut inbox: mpsc::UnboundedReceiver<String>,
+    mut saved: Option<session::Saved>,
 ) {
+    let mut loaded = false;
     loop {
         let text = tokio::select! {
             text = inbox.recv() => match text {
@@ -221,7 +228,35 @@ async fn drive(
             .current
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = cancel.clone();
-        let kind = match root.answer(&shared.history, text, &cancel).await {
+        if let Some(saved) = saved.as_mut() {
+            // The session's items first (read once), then what other writers
+            // added since.
+            let read = match loaded {
+                true => saved.refresh(&shared.history).await,
+                false => saved.load().await.map(|messages| {
+                    loaded = true;
+                    let mut history = shared
+                        .history
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    history.messages = messages;
+                }),
+            };
+            match read {
+                Ok(()) => {}
+                Err(error) => {
+                    let _ = root.runtime.events.send(AgentEvent {
+                        agent: AgentPath::root(),
+                        kind: EventKind::Error(AgentError::Session(error.to_string())),
+                    });
+                    continue;
+                }
+            }
+        }
+        let kind = match root
+            .answer(&shared.history, text, &cancel, saved.as_mut())
+            .await
+        {
             Outcome::Answered(text) => EventKind::Finished { text },
             Outcome::Failed(error) => {
                 tracing::warn!("{error}");

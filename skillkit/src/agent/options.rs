@@ -62,6 +62,7 @@ pub struct AgentOptions {
     pub(crate) approval: ApprovalPolicy,
     pub(crate) trust: TrustPolicy,
     pub(crate) history: History,
+    pub(crate) session: Option<(Arc<dyn crate::agent::session::SessionStore>, String)>,
     pub(crate) scripts: Option<ScriptOptions>,
     #[cfg(feature = "mcp-client")]
     pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
@@ -93,6 +94,7 @@ impl AgentOptions {
             approval: ApprovalPolicy::default(),
             trust: TrustPolicy::default(),
             history: History::default(),
+            session: None,
             scripts: None,
             #[cfg(feature = "mcp-client")]
             mcp: Vec::new(),
@@ -328,6 +330,30 @@ impl AgentOptions {
     /// ```
     pub fn history(mut self, history: History) -> Self {
         self.history = history;
+        self
+    }
+
+    /// Keeps the conversation in `store` as session `id`: its items are read
+    /// before the first message is answered (they replace
+    /// [`history`](Self::history)'s messages), and each turn's messages are
+    /// written as the turn completes, so a process that dies loses at most
+    /// the turn in flight, and another process goes on with the same
+    /// `session(store, id)`. When another writer added to the session
+    /// meanwhile, the agent reads its items and writes its own after them.
+    ///
+    /// ```
+    /// use skillkit::agent::session::FileSessionStore;
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.session(FileSessionStore::new("/var/lib/app/sessions"), "support-4711");
+    /// ```
+    pub fn session(
+        mut self,
+        store: impl crate::agent::session::SessionStore + 'static,
+        id: impl Into<String>,
+    ) -> Self {
+        let id = id.into();
+        self.history.session_id = id.clone();
+        self.session = Some((Arc::new(store), id));
         self
     }
 

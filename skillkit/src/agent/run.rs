@@ -13,6 +13,7 @@ use tracing::Instrument;
 
 use crate::agent::listing::{Prompts, default_listing_budget};
 use crate::agent::script::Scripts;
+use crate::agent::session::Saved;
 use crate::agent::toolset::{Cache, Scope, ToolSet};
 use crate::agent::{
     AgentDefinition, AgentError, AgentEvent, AgentPath, ApprovalPolicy, Decision, EventKind,
@@ -130,11 +131,22 @@ impl AgentRun {
         history: &Mutex<History>,
         text: String,
         cancel: &CancellationToken,
+        mut saved: Option<&mut Saved>,
     ) -> Outcome {
         push(history, Message::user(text));
         for turn in 1..=self.max_turns {
             let span = tracing::info_span!("turn", agent = %self.path, turn);
-            match self.turn(history, cancel).instrument(span).await {
+            let step = self.turn(history, cancel).instrument(span).await;
+            // Each turn's messages reach the session as the turn completes.
+            if let Some(saved) = saved.as_deref_mut()
+                && let Err(error) = saved.save(history).await
+            {
+                tracing::warn!("{error}");
+                self.emit(EventKind::Warning {
+                    message: AgentError::Session(error.to_string()).to_string(),
+                });
+            }
+            match step {
                 Step::Continue => {}
                 Step::Done(outcome) => return outcome,
             }

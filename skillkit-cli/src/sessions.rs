@@ -1,0 +1,154 @@
+//! `skillkit sessions`: the conversations `run --session` and `chat
+//! --session` keep (a `FileSessionStore` folder): list, show, fork, remove.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use serde_json::json;
+use skillkit::agent::session::{FileSessionStore, SessionError, SessionStore, valid_id};
+use skillkit::llm::Message;
+
+use crate::failure::Failure;
+use crate::list::one_line;
+use crate::output::out;
+use crate::sources;
+
+/// What `skillkit sessions` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Action {
+    /// Each session: its name, how many items it has had, when it was last
+    /// written.
+    List {
+        /// As a JSON array of {name, items, updated} (seconds since 1970).
+        #[arg(long)]
+        json: bool,
+    },
+    /// A session's messages, one a line.
+    Show {
+        /// The session.
+        name: String,
+        /// Its items as JSON lines ({seq, message}).
+        #[arg(long)]
+        json: bool,
+    },
+    /// A new session NEW holding NAME's items up to item --at (default: all);
+    /// the two go on apart.
+    Fork {
+        /// The session forked.
+        name: String,
+        /// The new session's name.
+        new: String,
+        /// The last item kept.
+        #[arg(long, value_name = "N")]
+        at: Option<u64>,
+    },
+    /// Removes a session.
+    Rm {
+        /// The session.
+        name: String,
+    },
+}
+
+/// The sessions folder: `dir`, else the user's data folder's
+/// `skillkit/sessions`.
+pub fn folder(dir: Option<&Path>) -> Result<PathBuf, Failure> {
+    match dir {
+        Some(dir) => Ok(dir.to_owned()),
+        None => dirs::data_local_dir()
+            .map(|d| d.join("skillkit").join("sessions"))
+            .ok_or_else(|| Failure::io("no data folder for sessions; pass --sessions DIR")),
+    }
+}
+
+/// The store of `dir` (see [`folder`]) and the session `name`, checked.
+pub fn store(dir: Option<&Path>, name: &str) -> Result<FileSessionStore, Failure> {
+    if !valid_id(name) {
+        return Err(Failure::io(SessionError::InvalidId(name.to_owned())));
+    }
+    Ok(FileSessionStore::new(folder(dir)?))
+}
+
+/// `skillkit sessions [ACTION]`.
+pub fn run(dir: Option<&Path>, action: Option<Action>) -> Result<(), Failure> {
+    let runtime = sources::runtime()?;
+    let failed = |e: SessionError| match e {
+        SessionError::NotFound(_) => Failure::failed(e),
+        e => Failure::io(e),
+    };
+    match action.unwrap_or(Action::List { json: false }) {
+        Action::List { json } => {
+            let store = FileSessionStore::new(folder(dir)?);
+            let sessions = runtime.block_on(store.list()).map_err(failed)?;
+            let seconds = |t: Option<std::time::SystemTime>| {
+                t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs())
+            };
+            if json {
+                let list: Vec<_> = sessions
+                    .iter()
+                    .map(|s| json!({"name": s.id, "items": s.version, "updated": seconds(s.updated)}))
+                    .collect();
+                out!("{}", serde_json::Value::Array(list));
+            } else if sessions.is_empty() {
+                out!("no sessions in {}", store.dir().display());
+            } else {
+                for s in &sessions {
+                    out!("{}  {} items", s.id, s.version);
+                }
+            }
+        }
+        Action::Show { name, json } => {
+            let store = store(dir, &name)?;
+            let loaded = runtime.block_on(store.load(&name, None)).map_err(failed)?;
+            if loaded.version == 0 {
+                return Err(Failure::failed(format!(
+                    "there is no session `{name}`; `skillkit sessions` lists them"
+                )));
+            }
+            for item in &loaded.items {
+                if json {
+                    out!("{}", serde_json::to_string(item).unwrap_or_default());
+                    continue;
+                }
+                let line = match &item.message {
+                    Message::System { text } => format!("system: {}", one_line(text)),
+                    Message::User { text } => format!("user: {}", one_line(text)),
+                    Message::Assistant(a) => {
+                        let calls: Vec<&str> =
+                            a.tool_calls.iter().map(|c| c.name.as_str()).collect();
+                        match calls.is_empty() {
+                            true => format!("assistant: {}", one_line(&a.text)),
+                            false => format!(
+                                "assistant: {} [calls {}]",
+                                one_line(&a.text),
+                                calls.join(", ")
+                            ),
+                        }
+                    }
+                    Message::ToolResult(r) => format!(
+                        "tool result{}: {}",
+                        if r.is_error { " (error)" } else { "" },
+                        one_line(&r.content)
+                    ),
+                };
+                out!("{:>4}  {line}", item.seq);
+            }
+        }
+        Action::Fork { name, new, at } => {
+            let store = store(dir, &name)?;
+            if !valid_id(&new) {
+                return Err(Failure::io(SessionError::InvalidId(new)));
+            }
+            runtime
+                .block_on(store.fork(&name, at.unwrap_or(u64::MAX), &new))
+                .map_err(failed)?;
+            out!("forked {name} as {new}");
+        }
+        Action::Rm { name } => {
+            let store = store(dir, &name)?;
+            runtime.block_on(store.clear(&name)).map_err(failed)?;
+            out!("removed {name}");
+        }
+    }
+    Ok(())
+}

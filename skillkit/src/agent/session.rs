@@ -1,0 +1,318 @@
+//! Sessions: an agent's conversation kept in a [`SessionStore`], so it
+//! outlives the process ([`AgentOptions::session`](crate::agent::AgentOptions::session)).
+//!
+//! A session is a list of items (the agent's history messages), each with
+//! its sequence number (1, 2, …). Its **version** is the number of its last
+//! item (0 when empty). A write names the version it expects: a writer
+//! that did not see the latest items is refused ([`SessionError::Stale`]),
+//! never interleaved, and reloads before it writes again. The agent does so
+//! by itself: two processes appending to one session both keep every item,
+//! in the order the store accepted them.
+
+mod file;
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+pub use file::FileSessionStore;
+
+use crate::llm::Message;
+
+/// One item of a session: a history message and its sequence number.
+///
+/// ```
+/// use skillkit::agent::session::SessionItem;
+/// use skillkit::llm::Message;
+/// let item = SessionItem { seq: 1, message: Message::user("Hi") };
+/// assert_eq!(item.seq, 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SessionItem {
+    /// Its place in the session, from 1.
+    pub seq: u64,
+    /// The message.
+    pub message: Message,
+}
+
+/// What [`SessionStore::load`] read: the items asked for and the session's
+/// version (the number of its last item; 0 for a session with none).
+///
+/// ```
+/// let loaded = skillkit::agent::session::Loaded::default();
+/// assert_eq!(loaded.version, 0);
+/// assert!(loaded.items.is_empty());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Loaded {
+    /// The items, oldest first.
+    pub items: Vec<SessionItem>,
+    /// The session's version: give it to the next write.
+    pub version: u64,
+}
+
+/// A session as [`SessionStore::list`] shows it.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::agent::session::{FileSessionStore, SessionStore};
+/// use skillkit::llm::Message;
+/// let dir = tempfile::tempdir().unwrap();
+/// let store = FileSessionStore::new(dir.path());
+/// store.append("s1", 0, &[Message::user("Hi")]).await.unwrap();
+/// let sessions = store.list().await.unwrap();
+/// assert_eq!((sessions[0].id.as_str(), sessions[0].version), ("s1", 1));
+/// # });
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SessionInfo {
+    /// Its id.
+    pub id: String,
+    /// Its version (how many items it has had: the number of the last).
+    pub version: u64,
+    /// When it was last written, where the store knows.
+    pub updated: Option<SystemTime>,
+}
+
+/// What a [`SessionStore`] could not do.
+///
+/// ```
+/// use skillkit::agent::session::SessionError;
+/// let stale = SessionError::Stale { session: "s1".into(), expected: 3, found: 5 };
+/// assert!(stale.to_string().contains("reload"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The session moved on since the writer read it.
+    #[error(
+        "session `{session}` is at version {found}, not {expected}: another writer added to it; reload it and write again"
+    )]
+    Stale {
+        /// The session.
+        session: String,
+        /// The version the write expected.
+        expected: u64,
+        /// The version the store has.
+        found: u64,
+    },
+    /// An id the store does not take (see [`valid_id`]).
+    #[error(
+        "`{0}` is not a session id: use 1 to 128 letters, digits, `-`, `_` or `.`, not starting with `.`"
+    )]
+    InvalidId(String),
+    /// No session of that id (for a fork's source).
+    #[error("there is no session `{0}`")]
+    NotFound(String),
+    /// A fork's new id is taken.
+    #[error("session `{0}` exists already: choose another id for the fork")]
+    Exists(String),
+    /// A stored session that cannot be read.
+    #[error("session `{session}` cannot be read: {reason}")]
+    Corrupt {
+        /// The session.
+        session: String,
+        /// What is wrong, and where.
+        reason: String,
+    },
+    /// The store's storage failed.
+    #[error("the session store failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Whether `id` is one every store takes: 1 to 128 ASCII letters, digits,
+/// `-`, `_` or `.`, not starting with `.` (so a file store may name a file
+/// after it, and no id is a path).
+///
+/// ```
+/// use skillkit::agent::session::valid_id;
+/// assert!(valid_id("support-4711"));
+/// assert!(!valid_id("../etc/passwd"));
+/// assert!(!valid_id(".hidden"));
+/// assert!(!valid_id(""));
+/// ```
+pub fn valid_id(id: &str) -> bool {
+    (1..=128).contains(&id.len())
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Where sessions are kept. Every method is one atomic step: a write that
+/// expects a version other than the session's is refused whole.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::agent::session::{FileSessionStore, SessionError, SessionStore};
+/// use skillkit::llm::Message;
+/// let dir = tempfile::tempdir().unwrap();
+/// let store = FileSessionStore::new(dir.path());
+/// let version = store.append("s1", 0, &[Message::user("Hi")]).await.unwrap();
+/// assert_eq!(version, 1);
+/// // A writer that did not see item 1 is refused.
+/// let stale = store.append("s1", 0, &[Message::user("Hello")]).await;
+/// assert!(matches!(stale, Err(SessionError::Stale { found: 1, .. })));
+/// # });
+/// ```
+#[async_trait::async_trait]
+pub trait SessionStore: Send + Sync + std::fmt::Debug {
+    /// The session's last `last` items (all when `None`) and its version;
+    /// an unknown session is empty, at version 0.
+    async fn load(&self, id: &str, last: Option<usize>) -> Result<Loaded, SessionError>;
+
+    /// Adds `messages` after item `expected` (the version the writer read);
+    /// returns the new version. [`SessionError::Stale`] when the session is
+    /// at another version: nothing is written.
+    async fn append(
+        &self,
+        id: &str,
+        expected: u64,
+        messages: &[Message],
+    ) -> Result<u64, SessionError>;
+
+    /// Takes the last item off (at version `expected`, else
+    /// [`SessionError::Stale`]); `None` when the session is empty.
+    async fn pop(&self, id: &str, expected: u64) -> Result<Option<SessionItem>, SessionError>;
+
+    /// Removes the session (nothing when there is none).
+    async fn clear(&self, id: &str) -> Result<(), SessionError>;
+
+    /// Every session, by id.
+    async fn list(&self) -> Result<Vec<SessionInfo>, SessionError>;
+
+    /// A new session `new_id` holding the items of `id` up to item `at`
+    /// (numbered as they were); later writes to either leave the other.
+    async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError>;
+}
+
+/// A shared store is one.
+#[async_trait::async_trait]
+impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
+    async fn load(&self, id: &str, last: Option<usize>) -> Result<Loaded, SessionError> {
+        (**self).load(id, last).await
+    }
+
+    async fn append(
+        &self,
+        id: &str,
+        expected: u64,
+        messages: &[Message],
+    ) -> Result<u64, SessionError> {
+        (**self).append(id, expected, messages).await
+    }
+
+    async fn pop(&self, id: &str, expected: u64) -> Result<Option<SessionItem>, SessionError> {
+        (**self).pop(id, expected).await
+    }
+
+    async fn clear(&self, id: &str) -> Result<(), SessionError> {
+        (**self).clear(id).await
+    }
+
+    async fn list(&self) -> Result<Vec<SessionInfo>, SessionError> {
+        (**self).list().await
+    }
+
+    async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError> {
+        (**self).fork(id, at, new_id).await
+    }
+}
+
+/// The agent's end of a session: the store, the id, and how much of the
+/// history the store holds.
+#[derive(Debug)]
+pub(crate) struct Saved {
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) id: String,
+    /// Messages of the history the store holds (a prefix of it).
+    saved: usize,
+    /// The session's version when last read or written.
+    version: u64,
+}
+
+impl Saved {
+    pub(crate) fn new(store: Arc<dyn SessionStore>, id: String) -> Saved {
+        Saved {
+            store,
+            id,
+            saved: 0,
+            version: 0,
+        }
+    }
+
+    /// The session's messages, read now; the history starts from them.
+    pub(crate) async fn load(&mut self) -> Result<Vec<Message>, SessionError> {
+        let loaded = self.store.load(&self.id, None).await?;
+        self.version = loaded.version;
+        self.saved = loaded.items.len();
+        Ok(loaded.items.into_iter().map(|item| item.message).collect())
+    }
+
+    /// Brings `history` up to the session before a message is answered:
+    /// when another writer added to it, its items are read and put before
+    /// the messages not written yet.
+    pub(crate) async fn refresh(
+        &mut self,
+        history: &std::sync::Mutex<crate::agent::History>,
+    ) -> Result<(), SessionError> {
+        let head = self.store.load(&self.id, Some(0)).await?;
+        if head.version != self.version {
+            let theirs = self.store.load(&self.id, None).await?;
+            self.adopt(history, theirs);
+        }
+        Ok(())
+    }
+
+    /// `history` made the session's items `theirs` followed by the messages
+    /// this agent has not written yet.
+    fn adopt(&mut self, history: &std::sync::Mutex<crate::agent::History>, theirs: Loaded) {
+        let mut history = history
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let at = self.saved.min(history.messages.len());
+        let ours = history.messages.split_off(at);
+        history.messages = theirs.items.into_iter().map(|i| i.message).collect();
+        self.saved = history.messages.len();
+        self.version = theirs.version;
+        history.messages.extend(ours);
+    }
+
+    /// Writes the messages of `history` the store does not hold yet. When
+    /// another writer added to the session meanwhile, its items are read
+    /// and put before ours in `history`, and ours written after them.
+    pub(crate) async fn save(
+        &mut self,
+        history: &std::sync::Mutex<crate::agent::History>,
+    ) -> Result<(), SessionError> {
+        for _ in 0..8 {
+            let new: Vec<Message> = {
+                let history = history
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                history.messages[self.saved.min(history.messages.len())..].to_vec()
+            };
+            if new.is_empty() {
+                return Ok(());
+            }
+            match self.store.append(&self.id, self.version, &new).await {
+                Ok(version) => {
+                    self.version = version;
+                    self.saved += new.len();
+                    return Ok(());
+                }
+                Err(SessionError::Stale { .. }) => {
+                    let theirs = self.store.load(&self.id, None).await?;
+                    self.adopt(history, theirs);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Err(SessionError::Stale {
+            session: self.id.clone(),
+            expected: self.version,
+            found: self.version,
+        })
+    }
+}

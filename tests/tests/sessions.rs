@@ -1,0 +1,319 @@
+//! Session stores: the conformance every store passes (order, versions, a
+//! stale writer refused, pop, fork, clear, list, last N, ids that are not
+//! paths), concurrent appenders in two processes, and an agent whose
+//! conversation outlives it: a new agent over the same session goes on
+//! with it, and two agents writing one session keep every item.
+
+use std::process::Command;
+
+use skillkit::agent::session::{FileSessionStore, SessionError, SessionStore};
+use skillkit::agent::start_agent;
+use skillkit::llm::{Message, Scripted};
+use skillkit::{Catalog, Memory};
+use skillkit_tests::agent::{ask, lead, options, users_in};
+
+fn user(text: &str) -> Message {
+    Message::user(text)
+}
+
+/// What every store must do.
+async fn conformance(store: &dyn SessionStore) {
+    // An unknown session is empty at version 0.
+    let empty = store.load("s1", None).await.unwrap();
+    assert_eq!((empty.items.len(), empty.version), (0, 0));
+    assert_eq!(
+        store
+            .append("s1", 0, &[user("a"), user("b")])
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(store.append("s1", 2, &[user("c")]).await.unwrap(), 3);
+    let loaded = store.load("s1", None).await.unwrap();
+    let seqs: Vec<u64> = loaded.items.iter().map(|i| i.seq).collect();
+    assert_eq!(seqs, [1, 2, 3]);
+    assert_eq!(loaded.items[2].message, user("c"));
+    assert_eq!(loaded.version, 3);
+    // The last N.
+    let last = store.load("s1", Some(2)).await.unwrap();
+    assert_eq!(last.items.iter().map(|i| i.seq).collect::<Vec<_>>(), [2, 3]);
+    assert_eq!(last.version, 3);
+    // A stale writer is refused, and nothing is written.
+    let stale = store.append("s1", 2, &[user("late")]).await;
+    assert!(
+        matches!(
+            stale,
+            Err(SessionError::Stale {
+                expected: 2,
+                found: 3,
+                ..
+            })
+        ),
+        "{stale:?}"
+    );
+    assert_eq!(store.load("s1", None).await.unwrap().version, 3);
+    // Pop, at the version expected only.
+    assert!(matches!(
+        store.pop("s1", 1).await,
+        Err(SessionError::Stale { .. })
+    ));
+    let popped = store.pop("s1", 3).await.unwrap().unwrap();
+    assert_eq!((popped.seq, popped.message), (3, user("c")));
+    assert_eq!(store.append("s1", 2, &[user("d")]).await.unwrap(), 3);
+    // A fork shares the prefix; later writes leave the other.
+    store.fork("s1", 2, "s2").await.unwrap();
+    assert_eq!(store.append("s2", 2, &[user("e")]).await.unwrap(), 3);
+    let forked = store.load("s2", None).await.unwrap();
+    let texts: Vec<&Message> = forked.items.iter().map(|i| &i.message).collect();
+    assert_eq!(texts, [&user("a"), &user("b"), &user("e")]);
+    assert_eq!(
+        store.load("s1", None).await.unwrap().items[2].message,
+        user("d")
+    );
+    assert!(matches!(
+        store.fork("s1", 1, "s2").await,
+        Err(SessionError::Exists(_))
+    ));
+    assert!(matches!(
+        store.fork("nobody", 1, "s3").await,
+        Err(SessionError::NotFound(_))
+    ));
+    // Listing, clearing.
+    let ids: Vec<String> = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ids, ["s1", "s2"]);
+    store.clear("s2").await.unwrap();
+    store.clear("s2").await.unwrap();
+    assert_eq!(store.load("s2", None).await.unwrap().version, 0);
+    // An id is never a path.
+    for id in ["../x", "a/b", ".hidden", "", &"x".repeat(129)] {
+        assert!(
+            matches!(
+                store.append(id, 0, &[user("x")]).await,
+                Err(SessionError::InvalidId(_))
+            ),
+            "{id:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_file_store_passes_the_conformance_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileSessionStore::new(dir.path().join("sessions"));
+    conformance(&store).await;
+    // Nothing but the sessions and their locks is left.
+    for entry in std::fs::read_dir(store.dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(
+            name.ends_with(".jsonl") || name.ends_with(".lock"),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_damaged_session_file_is_an_error_that_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileSessionStore::new(dir.path());
+    store.append("s", 0, &[user("a")]).await.unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{not json\n");
+    std::fs::write(&path, text).unwrap();
+    let error = store.load("s", None).await.unwrap_err();
+    assert!(matches!(error, SessionError::Corrupt { .. }));
+    assert!(error.to_string().contains("line 2"), "{error}");
+    // Nothing is written over it.
+    assert!(store.append("s", 1, &[user("b")]).await.is_err());
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("{not json")
+    );
+}
+
+/// Set in the child processes of the two-process test: the store's folder.
+const CHILD_DIR: &str = "SKILLKIT_SESSIONS_CHILD_DIR";
+/// How many items each child appends.
+const EACH: usize = 40;
+
+/// The child's work (a no-op unless [`CHILD_DIR`] is set): append `EACH`
+/// items one at a time, reloading when refused as stale.
+#[tokio::test(flavor = "multi_thread")]
+async fn child_appends() {
+    let Ok(dir) = std::env::var(CHILD_DIR) else {
+        return;
+    };
+    let name = std::env::var("SKILLKIT_SESSIONS_CHILD_NAME").unwrap();
+    let store = FileSessionStore::new(dir);
+    for i in 0..EACH {
+        loop {
+            let version = store.load("shared", Some(0)).await.unwrap().version;
+            match store
+                .append("shared", version, &[user(&format!("{name} {i}"))])
+                .await
+            {
+                Ok(_) => break,
+                Err(SessionError::Stale { .. }) => continue,
+                Err(other) => panic!("{other}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn two_processes_appending_to_one_session_keep_every_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let children: Vec<_> = ["one", "two"]
+        .iter()
+        .map(|name| {
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "child_appends", "--test-threads", "1"])
+                .env(CHILD_DIR, dir.path())
+                .env("SKILLKIT_SESSIONS_CHILD_NAME", name)
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let loaded = runtime
+        .block_on(FileSessionStore::new(dir.path()).load("shared", None))
+        .unwrap();
+    assert_eq!(loaded.version, 2 * EACH as u64);
+    let seqs: Vec<u64> = loaded.items.iter().map(|i| i.seq).collect();
+    assert_eq!(seqs, (1..=2 * EACH as u64).collect::<Vec<_>>());
+    for name in ["one", "two"] {
+        // Each child's items, all there, in its own order.
+        let mine: Vec<String> = loaded
+            .items
+            .iter()
+            .filter_map(|i| match &i.message {
+                Message::User { text } if text.starts_with(name) => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<String> = (0..EACH).map(|i| format!("{name} {i}")).collect();
+        assert_eq!(mine, expected);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_agent_goes_on_with_the_session_of_the_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileSessionStore::new(dir.path());
+    let catalog = Catalog::builder().provider(Memory::new()).build();
+
+    let first = Scripted::new().text("Noted: blue.");
+    let mut agent = start_agent(
+        lead(),
+        options(catalog.clone(), &first).session(store.clone(), "chat-1"),
+    )
+    .unwrap();
+    let (answer, _) = ask(&mut agent, "My favourite colour is blue.").await;
+    assert_eq!(answer.unwrap(), "Noted: blue.");
+    drop(agent);
+    let saved = store.load("chat-1", None).await.unwrap();
+    assert_eq!(saved.version, 2, "the question and the answer");
+
+    // Another agent (another process, as far as the store knows).
+    let second = Scripted::new().text("Blue.");
+    let mut agent = start_agent(
+        lead(),
+        options(catalog.clone(), &second).session(store.clone(), "chat-1"),
+    )
+    .unwrap();
+    let (answer, _) = ask(&mut agent, "What is my favourite colour?").await;
+    assert_eq!(answer.unwrap(), "Blue.");
+    let request = &second.requests()[0];
+    assert_eq!(
+        users_in(request),
+        [
+            "My favourite colour is blue.",
+            "What is my favourite colour?"
+        ]
+    );
+    assert_eq!(agent.history().session_id, "chat-1");
+    assert_eq!(store.load("chat-1", None).await.unwrap().version, 4);
+}
+
+/// Two agents on one session: each reads what the other wrote before it
+/// answers, and a write that races another's (the store moved on during
+/// the turn) is refused, the other's items read, and its own written after
+/// them: every item is kept.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_agents_writing_one_session_keep_every_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileSessionStore::new(dir.path());
+    let catalog = Catalog::builder().provider(Memory::new()).build();
+    let (a, b) = (
+        Scripted::new().text("A1").text("A2"),
+        Scripted::new().text("B1"),
+    );
+    let mut one = start_agent(
+        lead(),
+        options(catalog.clone(), &a).session(store.clone(), "s"),
+    )
+    .unwrap();
+    let mut two = start_agent(
+        lead(),
+        options(catalog.clone(), &b).session(store.clone(), "s"),
+    )
+    .unwrap();
+    ask(&mut one, "first").await.0.unwrap();
+    ask(&mut two, "second").await.0.unwrap();
+    assert_eq!(users_in(&b.requests()[0]), ["first", "second"]);
+    // A writer outside the agents adds an item while `one` answers: `one`
+    // read the session before it (its request has no "aside"), so its
+    // write is refused as stale, and it writes after the aside.
+    let store_in_hook = store.clone();
+    let aside = a.clone().on_request(move |_| {
+        let store = store_in_hook.clone();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            runtime.block_on(async {
+                let version = store.load("s", Some(0)).await.unwrap().version;
+                store.append("s", version, &[user("aside")]).await.unwrap();
+            });
+        })
+        .join()
+        .unwrap();
+    });
+    drop(aside);
+    ask(&mut one, "third").await.0.unwrap();
+    assert_eq!(users_in(&a.requests()[1]), ["first", "second", "third"]);
+    let texts: Vec<String> = store
+        .load("s", None)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|i| match i.message {
+            Message::User { text } => text,
+            Message::Assistant(a) => a.text,
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        ["first", "A1", "second", "B1", "aside", "third", "A2"]
+    );
+    let users: Vec<String> = one
+        .history()
+        .messages
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::User { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(users, ["first", "second", "aside", "third"]);
+}
