@@ -63,7 +63,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         (Some(file), _) => out!("session {}", file.display()),
         (None, Some(name)) => out!(
             "session {name} ({})",
-            crate::sessions::folder(args.sessions.as_deref())?.display()
+            crate::sessions::place(args.sessions.as_deref())?
         ),
         (None, None) => {}
     }

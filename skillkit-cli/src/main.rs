@@ -134,10 +134,11 @@ pub struct AgentArgs {
     /// with it. NAME: letters, digits, `-`, `_`, `.`.
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
-    /// The sessions folder (default: the user's data folder,
+    /// Where sessions are kept: a folder, or a `sqlite://FILE` or
+    /// `postgres://…` URL (default: the user's data folder,
     /// `skillkit/sessions`).
-    #[arg(long, env = "SKILLKIT_SESSIONS_DIR", value_name = "DIR")]
-    sessions: Option<PathBuf>,
+    #[arg(long, env = "SKILLKIT_SESSIONS_URL", value_name = "DIR|URL")]
+    sessions: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -303,10 +304,16 @@ enum Command {
         /// What to do (default: list).
         #[command(subcommand)]
         action: Option<sessions::Action>,
-        /// The sessions folder (default: the user's data folder,
+        /// Where sessions are kept: a folder, or a `sqlite://FILE` or
+        /// `postgres://…` URL (default: the user's data folder,
         /// `skillkit/sessions`).
-        #[arg(long, global = true, env = "SKILLKIT_SESSIONS_DIR", value_name = "DIR")]
-        sessions: Option<PathBuf>,
+        #[arg(
+            long,
+            global = true,
+            env = "SKILLKIT_SESSIONS_URL",
+            value_name = "DIR|URL"
+        )]
+        sessions: Option<String>,
     },
     /// Serve the skills over the Model Context Protocol on stdin/stdout (or
     /// Streamable HTTP with --http), for Claude Code, Cursor or any MCP client.

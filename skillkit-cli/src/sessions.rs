@@ -1,7 +1,9 @@
 //! `skillkit sessions`: the conversations `run --session` and `chat
-//! --session` keep (a `FileSessionStore` folder): list, show, fork, remove.
+//! --session` keep (a folder of `FileSessionStore`, or a SQLite or
+//! PostgreSQL database through the SQL provider): list, show, fork, remove.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Subcommand;
 use serde_json::json;
@@ -49,27 +51,38 @@ pub enum Action {
     },
 }
 
-/// The sessions folder: `dir`, else the user's data folder's
-/// `skillkit/sessions`.
-pub fn folder(dir: Option<&Path>) -> Result<PathBuf, Failure> {
-    match dir {
-        Some(dir) => Ok(dir.to_owned()),
+/// Where sessions are kept, as `--sessions` (or `SKILLKIT_SESSIONS_URL`)
+/// says: a folder, or a `sqlite://…` or `postgres://…` URL; by default the
+/// user's data folder's `skillkit/sessions`.
+pub fn place(at: Option<&str>) -> Result<String, Failure> {
+    match at {
+        Some(at) => Ok(at.to_owned()),
         None => dirs::data_local_dir()
-            .map(|d| d.join("skillkit").join("sessions"))
-            .ok_or_else(|| Failure::io("no data folder for sessions; pass --sessions DIR")),
+            .map(|d| d.join("skillkit").join("sessions").display().to_string())
+            .ok_or_else(|| Failure::io("no data folder for sessions; pass --sessions DIR|URL")),
     }
 }
 
-/// The store of `dir` (see [`folder`]) and the session `name`, checked.
-pub fn store(dir: Option<&Path>, name: &str) -> Result<FileSessionStore, Failure> {
+/// The store at `at` (see [`place`]).
+pub fn open(at: Option<&str>) -> Result<Arc<dyn SessionStore>, Failure> {
+    let at = place(at)?;
+    if at.starts_with("sqlite:") || at.starts_with("postgres:") || at.starts_with("postgresql:") {
+        let sql = skillkit::Sql::open(&at).map_err(|e| Failure::io(format!("--sessions: {e}")))?;
+        return Ok(Arc::new(sql));
+    }
+    Ok(Arc::new(FileSessionStore::new(PathBuf::from(at))))
+}
+
+/// The store at `at` and the session `name`, checked.
+pub fn store(at: Option<&str>, name: &str) -> Result<Arc<dyn SessionStore>, Failure> {
     if !valid_id(name) {
         return Err(Failure::io(SessionError::InvalidId(name.to_owned())));
     }
-    Ok(FileSessionStore::new(folder(dir)?))
+    open(at)
 }
 
 /// `skillkit sessions [ACTION]`.
-pub fn run(dir: Option<&Path>, action: Option<Action>) -> Result<(), Failure> {
+pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
     let runtime = sources::runtime()?;
     let failed = |e: SessionError| match e {
         SessionError::NotFound(_) => Failure::failed(e),
@@ -77,7 +90,7 @@ pub fn run(dir: Option<&Path>, action: Option<Action>) -> Result<(), Failure> {
     };
     match action.unwrap_or(Action::List { json: false }) {
         Action::List { json } => {
-            let store = FileSessionStore::new(folder(dir)?);
+            let store = open(dir)?;
             let sessions = runtime.block_on(store.list()).map_err(failed)?;
             let seconds = |t: Option<std::time::SystemTime>| {
                 t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
@@ -90,7 +103,7 @@ pub fn run(dir: Option<&Path>, action: Option<Action>) -> Result<(), Failure> {
                     .collect();
                 out!("{}", serde_json::Value::Array(list));
             } else if sessions.is_empty() {
-                out!("no sessions in {}", store.dir().display());
+                out!("no sessions in {}", place(dir)?);
             } else {
                 for s in &sessions {
                     out!("{}  {} items", s.id, s.version);

@@ -597,7 +597,7 @@ fn run_session_keeps_the_conversation_and_sessions_shows_it() {
         .skillkit()
         .args(["run", "helper", "Again?", "--model", &model])
         .args(["--session", "greetings"])
-        .env("SKILLKIT_SESSIONS_DIR", sessions)
+        .env("SKILLKIT_SESSIONS_URL", sessions)
         .output()
         .unwrap();
     assert_eq!(second.status.code(), Some(0), "{second:?}");
@@ -685,4 +685,33 @@ fn run_session_keeps_the_conversation_and_sessions_shows_it() {
         "{}",
         text(&bad.stderr)
     );
+}
+
+/// `--sessions sqlite://FILE` keeps sessions in a SQLite database (the SQL
+/// provider's), read back by `skillkit sessions`.
+#[test]
+fn sessions_can_live_in_a_sqlite_database() {
+    let fixture = Fixture::new();
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        fixture.path("sessions.db").display()
+    );
+    let model = fixture.script(GREETING);
+    let first = fixture
+        .skillkit()
+        .args(["run", "helper", "Greet Ada", "--model", &model])
+        .args(["--session", "greetings", "--sessions", &url])
+        .output()
+        .unwrap();
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    let show = fixture
+        .skillkit()
+        .args(["sessions", "show", "greetings"])
+        .env("SKILLKIT_SESSIONS_URL", &url)
+        .output()
+        .unwrap();
+    assert_eq!(show.status.code(), Some(0), "{show:?}");
+    let shown = text(&show.stdout);
+    assert_eq!(shown.lines().count(), 4, "{shown}");
+    assert!(shown.contains("4  assistant: Hello, Ada!"), "{shown}");
 }

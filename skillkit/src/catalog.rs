@@ -260,6 +260,7 @@ impl Catalog {
     /// [`search_snapshot`](Catalog::search_snapshot) by the words alone,
     /// never waiting for an embedder (the agent's prompt, built while a
     /// request is assembled).
+    #[cfg(feature = "agent")]
     pub(crate) fn search_words(
         &self,
         snapshot: &Snapshot,

@@ -9,6 +9,7 @@ pub mod llm;
 pub mod mcp_server;
 pub mod peers;
 pub mod postgres;
+pub mod sessions;
 pub mod sql;
 
 use std::path::{Path, PathBuf};

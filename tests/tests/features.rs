@@ -100,6 +100,8 @@ fn each_part_is_opt_in_on_its_own() {
     assert!(mcp.contains("rmcp") && !mcp.contains("reqwest") && !mcp.contains("tar"));
     let sql = only("sql");
     assert!(sql.contains("sqlx") && !sql.contains("reqwest"));
+    let embed = only("embed");
+    assert!(embed.contains("reqwest") && !embed.contains("tar") && !embed.contains("sqlx"));
 }
 
 #[test]
@@ -120,7 +122,7 @@ fn docs_rs_documents_every_feature() {
         .find(|package| package["name"] == "skill-kit")
         .expect("the skillkit package");
     let features = package["features"].as_object().expect("features");
-    for feature in ["github", "llm", "agent", "mcp", "sql", "postgres"] {
+    for feature in ["github", "llm", "agent", "mcp", "sql", "postgres", "embed"] {
         assert!(features.contains_key(feature), "no `{feature}` feature");
     }
     assert_eq!(

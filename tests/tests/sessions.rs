@@ -11,95 +11,10 @@ use skillkit::agent::start_agent;
 use skillkit::llm::{Message, Scripted};
 use skillkit::{Catalog, Memory};
 use skillkit_tests::agent::{ask, lead, options, users_in};
+use skillkit_tests::sessions::conformance;
 
 fn user(text: &str) -> Message {
     Message::user(text)
-}
-
-/// What every store must do.
-async fn conformance(store: &dyn SessionStore) {
-    // An unknown session is empty at version 0.
-    let empty = store.load("s1", None).await.unwrap();
-    assert_eq!((empty.items.len(), empty.version), (0, 0));
-    assert_eq!(
-        store
-            .append("s1", 0, &[user("a"), user("b")])
-            .await
-            .unwrap(),
-        2
-    );
-    assert_eq!(store.append("s1", 2, &[user("c")]).await.unwrap(), 3);
-    let loaded = store.load("s1", None).await.unwrap();
-    let seqs: Vec<u64> = loaded.items.iter().map(|i| i.seq).collect();
-    assert_eq!(seqs, [1, 2, 3]);
-    assert_eq!(loaded.items[2].message, user("c"));
-    assert_eq!(loaded.version, 3);
-    // The last N.
-    let last = store.load("s1", Some(2)).await.unwrap();
-    assert_eq!(last.items.iter().map(|i| i.seq).collect::<Vec<_>>(), [2, 3]);
-    assert_eq!(last.version, 3);
-    // A stale writer is refused, and nothing is written.
-    let stale = store.append("s1", 2, &[user("late")]).await;
-    assert!(
-        matches!(
-            stale,
-            Err(SessionError::Stale {
-                expected: 2,
-                found: 3,
-                ..
-            })
-        ),
-        "{stale:?}"
-    );
-    assert_eq!(store.load("s1", None).await.unwrap().version, 3);
-    // Pop, at the version expected only.
-    assert!(matches!(
-        store.pop("s1", 1).await,
-        Err(SessionError::Stale { .. })
-    ));
-    let popped = store.pop("s1", 3).await.unwrap().unwrap();
-    assert_eq!((popped.seq, popped.message), (3, user("c")));
-    assert_eq!(store.append("s1", 2, &[user("d")]).await.unwrap(), 3);
-    // A fork shares the prefix; later writes leave the other.
-    store.fork("s1", 2, "s2").await.unwrap();
-    assert_eq!(store.append("s2", 2, &[user("e")]).await.unwrap(), 3);
-    let forked = store.load("s2", None).await.unwrap();
-    let texts: Vec<&Message> = forked.items.iter().map(|i| &i.message).collect();
-    assert_eq!(texts, [&user("a"), &user("b"), &user("e")]);
-    assert_eq!(
-        store.load("s1", None).await.unwrap().items[2].message,
-        user("d")
-    );
-    assert!(matches!(
-        store.fork("s1", 1, "s2").await,
-        Err(SessionError::Exists(_))
-    ));
-    assert!(matches!(
-        store.fork("nobody", 1, "s3").await,
-        Err(SessionError::NotFound(_))
-    ));
-    // Listing, clearing.
-    let ids: Vec<String> = store
-        .list()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|s| s.id)
-        .collect();
-    assert_eq!(ids, ["s1", "s2"]);
-    store.clear("s2").await.unwrap();
-    store.clear("s2").await.unwrap();
-    assert_eq!(store.load("s2", None).await.unwrap().version, 0);
-    // An id is never a path.
-    for id in ["../x", "a/b", ".hidden", "", &"x".repeat(129)] {
-        assert!(
-            matches!(
-                store.append(id, 0, &[user("x")]).await,
-                Err(SessionError::InvalidId(_))
-            ),
-            "{id:?}"
-        );
-    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -115,6 +30,22 @@ async fn the_file_store_passes_the_conformance_suite() {
             "{name}"
         );
     }
+}
+
+/// The SQL provider is a session store too, on SQLite (a file: the items
+/// outlive the handle); PostgreSQL's run in `sql_postgres.rs`.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sql_store_on_sqlite_passes_the_conformance_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("sessions.db").display()
+    );
+    let sql = skillkit::Sql::open(&url).unwrap();
+    conformance(&sql).await;
+    // Another handle on the same file reads what the first wrote.
+    let again = skillkit::Sql::open(&url).unwrap();
+    assert_eq!(again.load("s1", None).await.unwrap().version, 3);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -374,3 +374,50 @@ async fn the_provider_recovers_when_the_server_comes_back() {
         );
     }
 }
+
+/// The SQL provider is a session store on PostgreSQL too: the conformance
+/// suite of every store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_postgres, ignore = "SKILLKIT_SKIP_POSTGRES=1")]
+async fn the_sql_store_on_postgres_passes_the_session_conformance_suite() {
+    let database = fresh_database(&server()).await;
+    let sql = skillkit::Sql::open(&*database).unwrap();
+    skillkit_tests::sessions::conformance(&sql).await;
+}
+
+/// Two handles (two pools: as two processes) appending to one session at
+/// once: each append is one compare-and-set of the session's version, so
+/// every item is kept, numbered without a gap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_postgres, ignore = "SKILLKIT_SKIP_POSTGRES=1")]
+async fn two_pools_appending_to_one_postgres_session_keep_every_item() {
+    use skillkit::agent::session::{SessionError, SessionStore};
+    let database = fresh_database(&server()).await;
+    let writers: Vec<_> = ["one", "two"]
+        .into_iter()
+        .map(|name| {
+            let sql = skillkit::Sql::open(&*database).unwrap();
+            tokio::spawn(async move {
+                for i in 0..30 {
+                    loop {
+                        let version = sql.load("shared", Some(0)).await.unwrap().version;
+                        let message = skillkit::llm::Message::user(format!("{name} {i}"));
+                        match sql.append("shared", version, &[message]).await {
+                            Ok(_) => break,
+                            Err(SessionError::Stale { .. }) => continue,
+                            Err(other) => panic!("{other}"),
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let sql = skillkit::Sql::open(&*database).unwrap();
+    let loaded = sql.load("shared", None).await.unwrap();
+    assert_eq!(loaded.version, 60);
+    let seqs: Vec<u64> = loaded.items.iter().map(|i| i.seq).collect();
+    assert_eq!(seqs, (1..=60).collect::<Vec<_>>());
+}

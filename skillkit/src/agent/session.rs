@@ -119,6 +119,9 @@ pub enum SessionError {
     /// The store's storage failed.
     #[error("the session store failed: {0}")]
     Io(#[from] std::io::Error),
+    /// The store's database failed (down, timed out, refused).
+    #[error("the session store failed: {0}")]
+    Store(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Whether `id` is one every store takes: 1 to 128 ASCII letters, digits,

@@ -45,6 +45,8 @@ mod connection;
 mod error;
 mod rows;
 mod schema;
+#[cfg(feature = "agent")]
+mod sessions;
 mod store;
 
 use std::borrow::Cow;

@@ -1,0 +1,17 @@
+-- Agent sessions (`SessionStore for Sql`): a head row per session holding
+-- its version (the number of its last item), which every write compares
+-- and sets, so a writer that did not see the latest items is refused; and
+-- the items, numbered from 1, each a history message as JSON.
+CREATE TABLE skillkit_sessions (
+    session TEXT PRIMARY KEY NOT NULL,
+    version BIGINT NOT NULL,
+    -- Milliseconds since 1970 of the last write.
+    updated BIGINT NOT NULL
+);
+
+CREATE TABLE skillkit_session_items (
+    session TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (session, seq)
+);
