@@ -69,6 +69,53 @@ async fn a_damaged_session_file_is_an_error_that_names_the_line() {
     );
 }
 
+/// A write cut short by a crash leaves a last line without its end: readers
+/// leave it out, and the next write cuts it off and numbers on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_write_cut_short_is_left_out_and_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileSessionStore::new(dir.path());
+    store.append("s", 0, &[user("a"), user("b")]).await.unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(br#"{"seq":3,"message":{"role":"user","te"#);
+    std::fs::write(&path, &bytes).unwrap();
+    let loaded = store.load("s", None).await.unwrap();
+    assert_eq!((loaded.items.len(), loaded.version), (2, 2));
+    assert_eq!(store.load("s", Some(0)).await.unwrap().version, 2);
+    assert_eq!(store.append("s", 2, &[user("c")]).await.unwrap(), 3);
+    let texts: Vec<Message> = store
+        .load("s", None)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|i| i.message)
+        .collect();
+    assert_eq!(texts, [user("a"), user("b"), user("c")]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+}
+
+/// A session longer than the block its last line is read in (the version is
+/// read from that line alone).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_version_of_a_long_session_is_read_from_its_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileSessionStore::new(dir.path());
+    let long = "x".repeat(100_000);
+    let mut version = 0;
+    for _ in 0..5 {
+        version = store.append("s", version, &[user(&long)]).await.unwrap();
+    }
+    assert_eq!(store.load("s", Some(0)).await.unwrap().version, 5);
+    assert_eq!(store.load("s", Some(2)).await.unwrap().items.len(), 2);
+    assert!(matches!(
+        store.append("s", 4, &[user("late")]).await,
+        Err(SessionError::Stale { found: 5, .. })
+    ));
+}
+
 /// Set in the child processes of the two-process test: the store's folder.
 const CHILD_DIR: &str = "SKILLKIT_SESSIONS_CHILD_DIR";
 /// How many items each child appends.

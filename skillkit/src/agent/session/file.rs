@@ -1,7 +1,7 @@
 //! [`FileSessionStore`]: one JSON-lines file per session in a folder.
 
-use std::fs::OpenOptions;
-use std::io::Write;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Loaded, SessionError, SessionInfo, SessionItem, SessionStore, valid_id};
@@ -10,9 +10,12 @@ use crate::llm::Message;
 /// Sessions as files: `<id>.jsonl` in a folder, one item a line
 /// (`{"seq":1,"message":{…}}`).
 ///
-/// Every write replaces the file whole (written beside it, then renamed):
-/// a crash leaves the session as it was before the write or after it, never
-/// half-written. Writers to one session, in one process or several, take
+/// A write appends its lines and syncs them (a cost of the items written,
+/// not of the session's length); a crash in the middle of one leaves a last
+/// line without its end, which readers leave out and the next write cuts
+/// off: the session is as it was before the write or after it. A pop cuts
+/// the last line off; a fork writes a new file whole and renames it into
+/// place. Writers to one session, in one process or several, take
 /// turns on `<id>.lock` (a `flock` lock on Unix; elsewhere writers in
 /// several processes are not kept apart), so the version a write expects is
 /// checked against the file as it is.
@@ -87,22 +90,29 @@ impl FileSessionStore {
     }
 }
 
-/// The items of the session file at `path` (none when there is no file).
-fn read(path: &Path, id: &str) -> Result<Vec<SessionItem>, SessionError> {
-    let text = match std::fs::read_to_string(path) {
+/// The items of the session file at `path` (none when there is no file),
+/// and the length of its complete lines (a last line without its end, left
+/// by a crash, is not one of them).
+fn read(path: &Path, id: &str) -> Result<(Vec<SessionItem>, u64), SessionError> {
+    let text = match std::fs::read(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e.into()),
     };
+    let complete = text
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
     let mut items: Vec<SessionItem> = Vec::new();
-    for (line, text) in text.lines().enumerate() {
-        if text.trim().is_empty() {
+    for (line, bytes) in text[..complete].split(|&b| b == b'\n').enumerate() {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let item: SessionItem = serde_json::from_str(text).map_err(|e| SessionError::Corrupt {
-            session: id.to_owned(),
-            reason: format!("line {}: {e}", line + 1),
-        })?;
+        let item: SessionItem =
+            serde_json::from_slice(bytes).map_err(|e| SessionError::Corrupt {
+                session: id.to_owned(),
+                reason: format!("line {}: {e}", line + 1),
+            })?;
         let expected = items.last().map_or(1, |last| last.seq + 1);
         if item.seq != expected {
             return Err(SessionError::Corrupt {
@@ -116,7 +126,90 @@ fn read(path: &Path, id: &str) -> Result<Vec<SessionItem>, SessionError> {
         }
         items.push(item);
     }
-    Ok(items)
+    Ok((items, complete as u64))
+}
+
+/// The session's version, read from its last complete line alone, and the
+/// length of its complete lines: what a write needs, at the cost of one
+/// line however long the session.
+fn tail(path: &Path, id: &str) -> Result<(u64, u64), SessionError> {
+    #[derive(serde::Deserialize)]
+    struct Seq {
+        seq: u64,
+    }
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
+        Err(e) => return Err(e.into()),
+    };
+    let len = file.metadata()?.len();
+    // Read backwards, a block at a time, until the line ends before the
+    // last complete line and after it are both found.
+    const BLOCK: u64 = 64 * 1024;
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut start = len;
+    loop {
+        let ends: Vec<usize> = buffer
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(at, _)| at)
+            .collect();
+        // The end of the last complete line, and the one before it (or the
+        // start of the file).
+        let last_end = ends.last().copied();
+        let before = ends.len().checked_sub(2).map(|i| ends[i]);
+        match (last_end, before) {
+            (Some(end), Some(before)) => {
+                let line = &buffer[before + 1..end];
+                let seq: Seq = serde_json::from_slice(line).map_err(|e| corrupt_tail(id, e))?;
+                return Ok((seq.seq, start + end as u64 + 1));
+            }
+            (Some(end), None) if start == 0 => {
+                let seq: Seq =
+                    serde_json::from_slice(&buffer[..end]).map_err(|e| corrupt_tail(id, e))?;
+                return Ok((seq.seq, end as u64 + 1));
+            }
+            (None, _) if start == 0 => return Ok((0, 0)),
+            _ => {}
+        }
+        let from = start.saturating_sub(BLOCK);
+        let mut block = vec![0u8; (start - from) as usize];
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(&mut block)?;
+        block.extend_from_slice(&buffer);
+        buffer = block;
+        start = from;
+    }
+}
+
+fn corrupt_tail(id: &str, e: serde_json::Error) -> SessionError {
+    SessionError::Corrupt {
+        session: id.to_owned(),
+        reason: format!("its last line: {e}"),
+    }
+}
+
+/// Appends `items` to `path` after its first `complete` bytes (a torn last
+/// line beyond them is cut off first), and syncs them.
+fn append_lines(path: &Path, complete: u64, items: &[SessionItem]) -> Result<(), SessionError> {
+    let mut bytes = Vec::new();
+    for item in items {
+        serde_json::to_writer(&mut bytes, item).map_err(std::io::Error::from)?;
+        bytes.push(b'\n');
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    if file.metadata()?.len() != complete {
+        file.set_len(complete)?;
+    }
+    file.seek(SeekFrom::Start(complete))?;
+    file.write_all(&bytes)?;
+    file.sync_data()?;
+    Ok(())
 }
 
 /// Writes `items` to `path` whole: beside it, then renamed into place.
@@ -140,10 +233,10 @@ fn version(items: &[SessionItem]) -> u64 {
     items.last().map_or(0, |item| item.seq)
 }
 
-fn stale(id: &str, expected: u64, items: &[SessionItem]) -> Result<(), SessionError> {
-    match version(items) {
-        found if found == expected => Ok(()),
-        found => Err(SessionError::Stale {
+fn stale(id: &str, expected: u64, found: u64) -> Result<(), SessionError> {
+    match found == expected {
+        true => Ok(()),
+        false => Err(SessionError::Stale {
             session: id.to_owned(),
             expected,
             found,
@@ -156,7 +249,15 @@ impl SessionStore for FileSessionStore {
     async fn load(&self, id: &str, last: Option<usize>) -> Result<Loaded, SessionError> {
         let name = id.to_owned();
         self.locked(id, move |path| {
-            let mut items = read(path, &name)?;
+            if last == Some(0) {
+                // The version alone: one line read.
+                let (version, _) = tail(path, &name)?;
+                return Ok(Loaded {
+                    items: Vec::new(),
+                    version,
+                });
+            }
+            let (mut items, _) = read(path, &name)?;
             let version = version(&items);
             if let Some(last) = last {
                 items.drain(..items.len().saturating_sub(last));
@@ -175,15 +276,16 @@ impl SessionStore for FileSessionStore {
         let name = id.to_owned();
         let messages = messages.to_vec();
         self.locked(id, move |path| {
-            let mut items = read(path, &name)?;
-            stale(&name, expected, &items)?;
-            let mut seq = version(&items);
-            for message in messages {
-                seq += 1;
-                items.push(SessionItem { seq, message });
-            }
-            write(path, &items)?;
-            Ok(seq)
+            let (found, complete) = tail(path, &name)?;
+            stale(&name, expected, found)?;
+            let items: Vec<SessionItem> = messages
+                .into_iter()
+                .zip(found + 1..)
+                .map(|(message, seq)| SessionItem { seq, message })
+                .collect();
+            let version = items.last().map_or(found, |item| item.seq);
+            append_lines(path, complete, &items)?;
+            Ok(version)
         })
         .await
     }
@@ -191,8 +293,8 @@ impl SessionStore for FileSessionStore {
     async fn pop(&self, id: &str, expected: u64) -> Result<Option<SessionItem>, SessionError> {
         let name = id.to_owned();
         self.locked(id, move |path| {
-            let mut items = read(path, &name)?;
-            stale(&name, expected, &items)?;
+            let (mut items, _) = read(path, &name)?;
+            stale(&name, expected, version(&items))?;
             let popped = items.pop();
             if popped.is_some() {
                 write(path, &items)?;
@@ -227,11 +329,11 @@ impl SessionStore for FileSessionStore {
                 if !valid_id(id) {
                     continue;
                 }
-                let items = read(&entry.path(), id)?;
+                let (version, _) = tail(&entry.path(), id)?;
                 let updated = entry.metadata().and_then(|m| m.modified()).ok();
                 sessions.push(SessionInfo {
                     id: id.to_owned(),
-                    version: version(&items),
+                    version,
                     updated,
                 });
             }
@@ -252,7 +354,7 @@ impl SessionStore for FileSessionStore {
                 if !path.is_file() {
                     return Err(SessionError::NotFound(name));
                 }
-                let mut items = read(path, &name)?;
+                let (mut items, _) = read(path, &name)?;
                 items.retain(|item| item.seq <= at);
                 Ok(items)
             })
