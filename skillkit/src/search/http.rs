@@ -10,10 +10,10 @@ use sha2::{Digest, Sha256};
 use super::{EmbedError, Embedder};
 
 /// Texts sent in one request, unless [`HttpEmbedder::batch`] says.
-pub const DEFAULT_BATCH: usize = 64;
+const DEFAULT_BATCH: usize = 64;
 
 /// The model asked for, unless [`HttpEmbedder::model`] says.
-pub const DEFAULT_MODEL: &str = "text-embedding-3-small";
+const DEFAULT_MODEL: &str = "text-embedding-3-small";
 
 /// The most bytes of an answer read (a batch of 64 vectors of 4,096
 /// numbers written as JSON is about 5 MB).
@@ -29,7 +29,7 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 /// Ollama, vLLM, llama.cpp's server, …): `POST {url}` with `{"model",
 /// "input": [texts]}`, answered `{"data": [{"index", "embedding"}]}`.
 ///
-/// * **Batching**: texts go [`DEFAULT_BATCH`] to a request (see
+/// * **Batching**: texts go 64 to a request (see
 ///   [`batch`](HttpEmbedder::batch)).
 /// * **Cache**: every vector is kept on disk, by the SHA-256 of the model's
 ///   name and the text, under [`cache_dir`](HttpEmbedder::cache_dir)
@@ -91,7 +91,7 @@ impl HttpEmbedder {
         }
     }
 
-    /// The model to ask for ([`DEFAULT_MODEL`] unless set).
+    /// The model to ask for (`text-embedding-3-small` unless set).
     ///
     /// ```
     /// let e = skillkit::search::HttpEmbedder::new("http://127.0.0.1:8080/v1").model("bge-small");
@@ -135,7 +135,7 @@ impl HttpEmbedder {
         self
     }
 
-    /// Sends at most `texts` texts a request (at least 1).
+    /// Sends at most `texts` texts a request (at least 1; 64 unless set).
     ///
     /// ```
     /// let e = skillkit::search::HttpEmbedder::new("http://127.0.0.1:1/v1").batch(16);

@@ -31,7 +31,7 @@
 //! skill's `name: description` is embedded once per skill version (outside
 //! the index's lock: other searches go on meanwhile); the query is embedded
 //! on every search. The lexical ranking and the ranking by cosine similarity
-//! are fused by reciprocal rank ([`semantic`]): a skill's score is the sum,
+//! are fused by reciprocal rank: a skill's score is the sum,
 //! over the two rankings, of `1 / (60 + rank)`, so a skill no query word
 //! matches can still be found by meaning, and neither score's scale decides.
 //! When the embedder fails, the search is lexical and a warning is logged.
@@ -61,6 +61,7 @@ mod semantic;
 mod text;
 
 #[cfg(feature = "embed")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embed")))]
 pub use http::HttpEmbedder;
 
 use std::sync::{Arc, Mutex, PoisonError};
