@@ -715,3 +715,83 @@ fn sessions_can_live_in_a_sqlite_database() {
     assert_eq!(shown.lines().count(), 4, "{shown}");
     assert!(shown.contains("4  assistant: Hello, Ada!"), "{shown}");
 }
+
+/// A process killed in the middle of a turn loses that turn and nothing
+/// else: the session holds the turns before it, whole, and the next run
+/// goes on from them.
+#[test]
+fn a_run_killed_mid_turn_loses_only_that_turn() {
+    let fixture = Fixture::new();
+    let sessions = fixture.path("sessions");
+    let sessions = sessions.to_str().unwrap().to_owned();
+    let model = fixture.script(GREETING);
+    let first = fixture
+        .skillkit()
+        .args(["run", "helper", "Greet Ada", "--model", &model])
+        .args(["--session", "k", "--sessions", &sessions])
+        .output()
+        .unwrap();
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+
+    // A model server that starts its answer and never ends it.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/llm");
+    let sse = std::fs::read(format!("{fixtures}/anthropic/text.sse")).unwrap();
+    let half = sse[..sse.len() / 2].to_vec();
+    let server = runtime.block_on(llm_support::Server::start(vec![
+        llm_support::Reply::sse(half).hold_open(),
+    ]));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .current_dir(fixture.dir.path())
+        .env("HOME", fixture.path("home"))
+        .env("SKILLKIT_CACHE_DIR", fixture.path("cache"))
+        .env_remove("SKILLKIT_MODEL")
+        .args([
+            "run",
+            "helper",
+            "Second task",
+            "--model",
+            "anthropic://claude-sonnet-4-6",
+        ])
+        .args(["--session", "k", "--sessions", &sessions])
+        .env("ANTHROPIC_BASE_URL", &server.base_url)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while server.received().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(server.received().len(), 1, "the turn started");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let show = |fixture: &Fixture| {
+        let out = fixture
+            .skillkit()
+            .args(["sessions", "show", "k", "--sessions", &sessions])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        text(&out.stdout)
+    };
+    let kept = show(&fixture);
+    assert_eq!(
+        kept.lines().count(),
+        4,
+        "the first run's turns, whole: {kept}"
+    );
+    let model = fixture.script(r#"[{"text": "Third, done."}]"#);
+    let third = fixture
+        .skillkit()
+        .args(["run", "helper", "Third task", "--model", &model])
+        .args(["--session", "k", "--sessions", &sessions])
+        .output()
+        .unwrap();
+    assert_eq!(third.status.code(), Some(0), "{third:?}");
+    let now = show(&fixture);
+    assert_eq!(now.lines().count(), 6, "{now}");
+    assert!(now.contains("5  user: Third task"), "{now}");
+}
