@@ -21,7 +21,8 @@ pub enum Action {
     /// Each session: its name, how many items it has had, when it was last
     /// written.
     List {
-        /// As a JSON array of {name, items, updated} (seconds since 1970).
+        /// As a JSON array of {name, items, created, updated} (seconds since
+        /// 1970; null where the store does not know).
         #[arg(long)]
         json: bool,
     },
@@ -99,7 +100,14 @@ pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
             if json {
                 let list: Vec<_> = sessions
                     .iter()
-                    .map(|s| json!({"name": s.id, "items": s.version, "updated": seconds(s.updated)}))
+                    .map(|s| {
+                        json!({
+                            "name": s.id,
+                            "items": s.version,
+                            "created": seconds(s.created),
+                            "updated": seconds(s.updated),
+                        })
+                    })
                     .collect();
                 out!("{}", serde_json::Value::Array(list));
             } else if sessions.is_empty() {

@@ -83,6 +83,23 @@ pub async fn conformance(store: &dyn SessionStore) {
     store.clear("s2").await.unwrap();
     store.clear("s2").await.unwrap();
     assert_eq!(store.load("s2", None).await.unwrap().version, 0);
+    // A time to live: nothing is that old yet; everything idle for no
+    // time at all is.
+    let infos = store.list().await.unwrap();
+    assert!(infos.iter().all(|s| s.updated.is_some()), "{infos:?}");
+    assert!(
+        store
+            .expire(std::time::Duration::from_secs(3600))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(
+        store.expire(std::time::Duration::ZERO).await.unwrap(),
+        ["s1"]
+    );
+    assert!(store.list().await.unwrap().is_empty());
     // An id is never a path.
     for id in ["../x", "a/b", ".hidden", "", &"x".repeat(129)] {
         assert!(

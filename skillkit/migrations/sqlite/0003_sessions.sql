@@ -6,7 +6,8 @@
 CREATE TABLE IF NOT EXISTS skillkit_sessions (
     session TEXT PRIMARY KEY NOT NULL,
     version BIGINT NOT NULL,
-    -- Milliseconds since 1970 of the last write.
+    -- Milliseconds since 1970 of the first write and of the last.
+    created BIGINT NOT NULL,
     updated BIGINT NOT NULL
 );
 

@@ -62,6 +62,7 @@ pub struct Loaded {
 /// store.append("s1", 0, &[Message::user("Hi")]).await.unwrap();
 /// let sessions = store.list().await.unwrap();
 /// assert_eq!((sessions[0].id.as_str(), sessions[0].version), ("s1", 1));
+/// assert!(sessions[0].updated.is_some());
 /// # });
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +72,8 @@ pub struct SessionInfo {
     pub id: String,
     /// Its version (how many items it has had: the number of the last).
     pub version: u64,
+    /// When it was created, where the store knows.
+    pub created: Option<SystemTime>,
     /// When it was last written, where the store knows.
     pub updated: Option<SystemTime>,
 }
@@ -188,6 +191,34 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// A new session `new_id` holding the items of `id` up to item `at`
     /// (numbered as they were); later writes to either leave the other.
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError>;
+
+    /// Removes every session not written for `idle` (a time to live
+    /// counted from the last write); returns their ids. A session whose
+    /// last write the store does not know is kept.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use std::time::Duration;
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// store.append("fresh", 0, &[skillkit::llm::Message::user("Hi")]).await.unwrap();
+    /// assert!(store.expire(Duration::from_secs(3600)).await.unwrap().is_empty());
+    /// # });
+    /// ```
+    async fn expire(&self, idle: std::time::Duration) -> Result<Vec<String>, SessionError> {
+        let Some(before) = SystemTime::now().checked_sub(idle) else {
+            return Ok(Vec::new());
+        };
+        let mut expired = Vec::new();
+        for session in self.list().await? {
+            if session.updated.is_some_and(|updated| updated < before) {
+                self.clear(&session.id).await?;
+                expired.push(session.id);
+            }
+        }
+        Ok(expired)
+    }
 }
 
 /// A shared store is one.
@@ -220,6 +251,10 @@ impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
 
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError> {
         (**self).fork(id, at, new_id).await
+    }
+
+    async fn expire(&self, idle: std::time::Duration) -> Result<Vec<String>, SessionError> {
+        (**self).expire(idle).await
     }
 }
 

@@ -330,11 +330,13 @@ impl SessionStore for FileSessionStore {
                     continue;
                 }
                 let (version, _) = tail(&entry.path(), id)?;
-                let updated = entry.metadata().and_then(|m| m.modified()).ok();
+                let meta = entry.metadata().ok();
                 sessions.push(SessionInfo {
                     id: id.to_owned(),
                     version,
-                    updated,
+                    // The file's birth time, where the file system keeps it.
+                    created: meta.as_ref().and_then(|m| m.created().ok()),
+                    updated: meta.as_ref().and_then(|m| m.modified().ok()),
                 });
             }
             sessions.sort_by(|a, b| a.id.cmp(&b.id));

@@ -21,14 +21,15 @@ const ITEMS: &str = "SELECT seq, message FROM skillkit_session_items \
 /// Sets the version of `$1` to `$2` (at `$3` ms) when it is `$4`.
 const SET: &str =
     "UPDATE skillkit_sessions SET version = $2, updated = $3 WHERE session = $1 AND version = $4";
-const CREATE: &str = "INSERT INTO skillkit_sessions (session, version, updated) \
-     VALUES ($1, $2, $3) ON CONFLICT (session) DO NOTHING";
+const CREATE: &str = "INSERT INTO skillkit_sessions (session, version, created, updated) \
+     VALUES ($1, $2, $3, $3) ON CONFLICT (session) DO NOTHING";
 const ADD: &str = "INSERT INTO skillkit_session_items (session, seq, message) VALUES ($1, $2, $3)";
 const ONE: &str = "SELECT message FROM skillkit_session_items WHERE session = $1 AND seq = $2";
 const DROP_ONE: &str = "DELETE FROM skillkit_session_items WHERE session = $1 AND seq = $2";
 const DROP_ITEMS: &str = "DELETE FROM skillkit_session_items WHERE session = $1";
 const DROP_HEAD: &str = "DELETE FROM skillkit_sessions WHERE session = $1";
-const LIST: &str = "SELECT session, version, updated FROM skillkit_sessions ORDER BY session";
+const LIST: &str =
+    "SELECT session, version, created, updated FROM skillkit_sessions ORDER BY session";
 const COPY: &str = "INSERT INTO skillkit_session_items (session, seq, message) \
      SELECT $1, seq, message FROM skillkit_session_items WHERE session = $2 AND seq <= $3";
 
@@ -245,7 +246,7 @@ impl SessionStore for Sql {
         let limit = self.inner.timeout;
         let attempt = |pool: Pool| async move {
             on_pool!(&pool, p => {
-                let rows: Vec<(String, i64, i64)> =
+                let rows: Vec<(String, i64, i64, i64)> =
                     step(limit, sqlx::query_as(LIST).fetch_all(p)).await?;
                 Ok(rows)
             })
@@ -253,12 +254,18 @@ impl SessionStore for Sql {
         let rows = self.run(attempt, || true).await.map_err(store_error)?;
         Ok(rows
             .into_iter()
-            .map(|(id, version, updated)| SessionInfo {
-                id,
-                version: u64::try_from(version).unwrap_or_default(),
-                updated: u64::try_from(updated)
-                    .ok()
-                    .map(|ms| UNIX_EPOCH + Duration::from_millis(ms)),
+            .map(|(id, version, created, updated)| {
+                let time = |ms: i64| {
+                    u64::try_from(ms)
+                        .ok()
+                        .map(|ms| UNIX_EPOCH + Duration::from_millis(ms))
+                };
+                SessionInfo {
+                    id,
+                    version: u64::try_from(version).unwrap_or_default(),
+                    created: time(created),
+                    updated: time(updated),
+                }
             })
             .collect())
     }
