@@ -21,8 +21,8 @@ pub enum Action {
     /// Each session: its name, how many items it has had, when it was last
     /// written.
     List {
-        /// As a JSON array of {name, items, created, updated} (seconds since
-        /// 1970; null where the store does not know).
+        /// As a JSON array of {name, items, title, agent, created, updated}
+        /// (times in seconds since 1970; null where the store does not know).
         #[arg(long)]
         json: bool,
     },
@@ -104,6 +104,8 @@ pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
                         json!({
                             "name": s.id,
                             "items": s.version,
+                            "title": s.meta.title,
+                            "agent": s.meta.agent,
                             "created": seconds(s.created),
                             "updated": seconds(s.updated),
                         })
@@ -114,7 +116,18 @@ pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
                 out!("no sessions in {}", place(dir)?);
             } else {
                 for s in &sessions {
-                    out!("{}  {} items", s.id, s.version);
+                    let mut about = Vec::new();
+                    if let Some(title) = &s.meta.title {
+                        about.push(one_line(title));
+                    }
+                    if let Some(agent) = &s.meta.agent {
+                        about.push(format!("agent {}", one_line(agent)));
+                    }
+                    let about = about.join(", ");
+                    match about.is_empty() {
+                        true => out!("{}  {} items", s.id, s.version),
+                        false => out!("{}  {} items  ({about})", s.id, s.version),
+                    }
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! (a stale writer refused, nothing written), the last N, pop, fork, clear,
 //! list, and ids that are not paths.
 
-use skillkit::agent::session::{SessionError, SessionStore};
+use skillkit::agent::session::{SessionError, SessionMeta, SessionStore};
 use skillkit::llm::Message;
 
 fn user(text: &str) -> Message {
@@ -83,6 +83,25 @@ pub async fn conformance(store: &dyn SessionStore) {
     store.clear("s2").await.unwrap();
     store.clear("s2").await.unwrap();
     assert_eq!(store.load("s2", None).await.unwrap().version, 0);
+    // A title and an agent; a field left out keeps the one set before.
+    store
+        .describe("s1", &SessionMeta::default().title("Greetings"))
+        .await
+        .unwrap();
+    store
+        .describe("s1", &SessionMeta::default().agent("helper"))
+        .await
+        .unwrap();
+    let s1 = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.id == "s1")
+        .unwrap();
+    assert_eq!(s1.meta.title.as_deref(), Some("Greetings"));
+    assert_eq!(s1.meta.agent.as_deref(), Some("helper"));
+    assert_eq!(s1.version, 3, "describing writes no item");
     // A time to live: nothing is that old yet; everything idle for no
     // time at all is.
     let infos = store.list().await.unwrap();

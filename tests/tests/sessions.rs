@@ -222,6 +222,9 @@ async fn a_new_agent_goes_on_with_the_session_of_the_last() {
     );
     assert_eq!(agent.history().session_id, "chat-1");
     assert_eq!(store.load("chat-1", None).await.unwrap().version, 4);
+    // The agent named itself at its first write.
+    let listed = store.list().await.unwrap();
+    assert_eq!(listed[0].meta.agent.as_deref(), Some("lead"));
 }
 
 /// Two agents on one session: each reads what the other wrote before it

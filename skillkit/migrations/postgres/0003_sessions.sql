@@ -8,7 +8,10 @@ CREATE TABLE IF NOT EXISTS skillkit_sessions (
     version BIGINT NOT NULL,
     -- Milliseconds since 1970 of the first write and of the last.
     created BIGINT NOT NULL,
-    updated BIGINT NOT NULL
+    updated BIGINT NOT NULL,
+    -- A title for people, and the agent holding the conversation.
+    title TEXT,
+    agent TEXT
 );
 
 CREATE TABLE IF NOT EXISTS skillkit_session_items (

@@ -201,7 +201,7 @@ pub fn start_agent(
     let saved = options
         .session
         .clone()
-        .map(|(store, id)| session::Saved::new(store, id));
+        .map(|(store, id)| session::Saved::new(store, id, root.definition.name.to_string()));
     tokio.spawn(drive(root, Arc::clone(&shared), inbox, saved).instrument(span));
     Ok(Agent::new(messages, shared, receiver))
 }

@@ -51,6 +51,51 @@ pub struct Loaded {
     pub version: u64,
 }
 
+/// What a session is about, set with [`SessionStore::describe`]: a title for
+/// people, and the agent that holds the conversation (the agent sets it at
+/// its first write).
+///
+/// ```
+/// use skillkit::agent::session::SessionMeta;
+/// let meta = SessionMeta::default().title("Refund for order 4711");
+/// assert_eq!(meta.title.as_deref(), Some("Refund for order 4711"));
+/// assert_eq!(meta.agent, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct SessionMeta {
+    /// A title for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The agent's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+impl SessionMeta {
+    /// The same, titled `title`.
+    ///
+    /// ```
+    /// let meta = skillkit::agent::session::SessionMeta::default().title("Onboarding");
+    /// # let _ = meta;
+    /// ```
+    pub fn title(mut self, title: impl Into<String>) -> SessionMeta {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same, naming agent `agent`.
+    ///
+    /// ```
+    /// let meta = skillkit::agent::session::SessionMeta::default().agent("support");
+    /// assert_eq!(meta.agent.as_deref(), Some("support"));
+    /// ```
+    pub fn agent(mut self, agent: impl Into<String>) -> SessionMeta {
+        self.agent = Some(agent.into());
+        self
+    }
+}
+
 /// A session as [`SessionStore::list`] shows it.
 ///
 /// ```
@@ -72,6 +117,8 @@ pub struct SessionInfo {
     pub id: String,
     /// Its version (how many items it has had: the number of the last).
     pub version: u64,
+    /// Its title and agent.
+    pub meta: SessionMeta,
     /// When it was created, where the store knows.
     pub created: Option<SystemTime>,
     /// When it was last written, where the store knows.
@@ -188,6 +235,10 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// Every session, by id.
     async fn list(&self) -> Result<Vec<SessionInfo>, SessionError>;
 
+    /// Sets the title and agent of session `id` (a field left `None` keeps
+    /// the one set before). The session need not have items yet.
+    async fn describe(&self, id: &str, meta: &SessionMeta) -> Result<(), SessionError>;
+
     /// A new session `new_id` holding the items of `id` up to item `at`
     /// (numbered as they were); later writes to either leave the other.
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError>;
@@ -249,6 +300,10 @@ impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
         (**self).list().await
     }
 
+    async fn describe(&self, id: &str, meta: &SessionMeta) -> Result<(), SessionError> {
+        (**self).describe(id, meta).await
+    }
+
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError> {
         (**self).fork(id, at, new_id).await
     }
@@ -264,6 +319,8 @@ impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
 pub(crate) struct Saved {
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) id: String,
+    /// The agent's name, recorded at the session's first write.
+    agent: String,
     /// Messages of the history the store holds (a prefix of it).
     saved: usize,
     /// The session's version when last read or written.
@@ -271,10 +328,11 @@ pub(crate) struct Saved {
 }
 
 impl Saved {
-    pub(crate) fn new(store: Arc<dyn SessionStore>, id: String) -> Saved {
+    pub(crate) fn new(store: Arc<dyn SessionStore>, id: String, agent: String) -> Saved {
         Saved {
             store,
             id,
+            agent,
             saved: 0,
             version: 0,
         }
@@ -336,8 +394,13 @@ impl Saved {
             }
             match self.store.append(&self.id, self.version, &new).await {
                 Ok(version) => {
+                    let first = self.version == 0;
                     self.version = version;
                     self.saved += new.len();
+                    if first {
+                        let meta = SessionMeta::default().agent(self.agent.clone());
+                        self.store.describe(&self.id, &meta).await?;
+                    }
                     return Ok(());
                 }
                 Err(SessionError::Stale { .. }) => {

@@ -4,11 +4,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Loaded, SessionError, SessionInfo, SessionItem, SessionStore, valid_id};
+use super::{Loaded, SessionError, SessionInfo, SessionItem, SessionMeta, SessionStore, valid_id};
 use crate::llm::Message;
 
 /// Sessions as files: `<id>.jsonl` in a folder, one item a line
-/// (`{"seq":1,"message":{…}}`).
+/// (`{"seq":1,"message":{…}}`), and its title and agent in `<id>.meta.json`.
 ///
 /// A write appends its lines and syncs them (a cost of the items written,
 /// not of the session's length); a crash in the middle of one leaves a last
@@ -212,6 +212,30 @@ fn append_lines(path: &Path, complete: u64, items: &[SessionItem]) -> Result<(),
     Ok(())
 }
 
+/// The file of session `path`'s title and agent.
+fn meta_path(path: &Path) -> PathBuf {
+    path.with_extension("meta.json")
+}
+
+/// The title and agent kept beside session `path` (none when there is no
+/// such file, or it cannot be read: they are for people).
+fn read_meta(path: &Path) -> SessionMeta {
+    std::fs::read(meta_path(path))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Writes `bytes` to `path` whole: beside it, then renamed into place.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_data()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Writes `items` to `path` whole: beside it, then renamed into place.
 fn write(path: &Path, items: &[SessionItem]) -> Result<(), SessionError> {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -305,9 +329,14 @@ impl SessionStore for FileSessionStore {
     }
 
     async fn clear(&self, id: &str) -> Result<(), SessionError> {
-        self.locked(id, |path| match std::fs::remove_file(path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
-            _ => Ok(()),
+        self.locked(id, |path| {
+            for file in [path.to_owned(), meta_path(path)] {
+                match std::fs::remove_file(file) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+                    _ => {}
+                }
+            }
+            Ok(())
         })
         .await
     }
@@ -334,6 +363,7 @@ impl SessionStore for FileSessionStore {
                 sessions.push(SessionInfo {
                     id: id.to_owned(),
                     version,
+                    meta: read_meta(&entry.path()),
                     // The file's birth time, where the file system keeps it.
                     created: meta.as_ref().and_then(|m| m.created().ok()),
                     updated: meta.as_ref().and_then(|m| m.modified().ok()),
@@ -345,6 +375,22 @@ impl SessionStore for FileSessionStore {
         tokio::task::spawn_blocking(list)
             .await
             .map_err(|e| SessionError::Io(std::io::Error::other(e)))?
+    }
+
+    async fn describe(&self, id: &str, meta: &SessionMeta) -> Result<(), SessionError> {
+        let meta = meta.clone();
+        self.locked(id, move |path| {
+            let mut kept = read_meta(path);
+            if meta.title.is_some() {
+                kept.title = meta.title;
+            }
+            if meta.agent.is_some() {
+                kept.agent = meta.agent;
+            }
+            let bytes = serde_json::to_vec(&kept).map_err(std::io::Error::from)?;
+            write_whole(&meta_path(path), &bytes)
+        })
+        .await
     }
 
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError> {

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{Pool, Sql, SqlError, on_pool, step};
 use crate::agent::session::{
-    Loaded, SessionError, SessionInfo, SessionItem, SessionStore, valid_id,
+    Loaded, SessionError, SessionInfo, SessionItem, SessionMeta, SessionStore, valid_id,
 };
 use crate::llm::Message;
 
@@ -28,8 +28,14 @@ const ONE: &str = "SELECT message FROM skillkit_session_items WHERE session = $1
 const DROP_ONE: &str = "DELETE FROM skillkit_session_items WHERE session = $1 AND seq = $2";
 const DROP_ITEMS: &str = "DELETE FROM skillkit_session_items WHERE session = $1";
 const DROP_HEAD: &str = "DELETE FROM skillkit_sessions WHERE session = $1";
-const LIST: &str =
-    "SELECT session, version, created, updated FROM skillkit_sessions ORDER BY session";
+const LIST: &str = "SELECT session, version, created, updated, title, agent \
+     FROM skillkit_sessions ORDER BY session";
+/// Sets the title (`$2`) and agent (`$3`) of `$1`, each unless NULL,
+/// making its head row (at version 0) when it has none.
+const DESCRIBE: &str = "INSERT INTO skillkit_sessions (session, version, created, updated, title, agent) \
+     VALUES ($1, 0, $4, $4, $2, $3) ON CONFLICT (session) DO UPDATE SET \
+     title = COALESCE(excluded.title, skillkit_sessions.title), \
+     agent = COALESCE(excluded.agent, skillkit_sessions.agent)";
 const COPY: &str = "INSERT INTO skillkit_session_items (session, seq, message) \
      SELECT $1, seq, message FROM skillkit_session_items WHERE session = $2 AND seq <= $3";
 
@@ -246,7 +252,8 @@ impl SessionStore for Sql {
         let limit = self.inner.timeout;
         let attempt = |pool: Pool| async move {
             on_pool!(&pool, p => {
-                let rows: Vec<(String, i64, i64, i64)> =
+                #[allow(clippy::type_complexity)]
+                let rows: Vec<(String, i64, i64, i64, Option<String>, Option<String>)> =
                     step(limit, sqlx::query_as(LIST).fetch_all(p)).await?;
                 Ok(rows)
             })
@@ -254,20 +261,41 @@ impl SessionStore for Sql {
         let rows = self.run(attempt, || true).await.map_err(store_error)?;
         Ok(rows
             .into_iter()
-            .map(|(id, version, created, updated)| {
+            .map(|(id, version, created, updated, title, agent)| {
                 let time = |ms: i64| {
                     u64::try_from(ms)
                         .ok()
                         .map(|ms| UNIX_EPOCH + Duration::from_millis(ms))
                 };
+                let meta = SessionMeta { title, agent };
                 SessionInfo {
                     id,
                     version: u64::try_from(version).unwrap_or_default(),
+                    meta,
                     created: time(created),
                     updated: time(updated),
                 }
             })
             .collect())
+    }
+
+    async fn describe(&self, id: &str, meta: &SessionMeta) -> Result<(), SessionError> {
+        checked(id)?;
+        self.ready().await.map_err(store_error)?;
+        let limit = self.inner.timeout;
+        let attempt = |pool: Pool| async move {
+            on_pool!(&pool, p => {
+                let describe = sqlx::query(DESCRIBE)
+                    .bind(id)
+                    .bind(meta.title.as_deref())
+                    .bind(meta.agent.as_deref())
+                    .bind(now_ms());
+                step(limit, describe.execute(p)).await?;
+                Ok(())
+            })
+        };
+        // Setting the same fields twice is setting them once.
+        self.run(attempt, || true).await.map_err(store_error)
     }
 
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError> {
