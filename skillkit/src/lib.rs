@@ -56,6 +56,8 @@ pub mod catalog;
 pub mod embed;
 pub mod kit;
 pub mod llm;
+#[cfg(any(feature = "github", feature = "agent"))]
+mod lock;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;

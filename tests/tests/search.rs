@@ -321,26 +321,16 @@ async fn the_first_build_reads_bodies_in_the_background() {
     assert_eq!(catalog.search_stats().reindexed, 500);
 }
 
-/// A toy model: each text is the counts of three topics' words.
+/// A toy model: each text is the counts of three topics' words (the
+/// stand-in endpoint's vectors, computed in process).
 struct Topics;
 
 #[skillkit::async_trait]
 impl Embedder for Topics {
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let topics: [&[&str]; 3] = [
-            &["money", "invoice", "payment", "cash", "billing"],
-            &["picture", "photo", "image", "drawing"],
-            &["weather", "rain", "forecast"],
-        ];
         Ok(texts
             .iter()
-            .map(|text| {
-                let text = text.to_lowercase();
-                topics
-                    .iter()
-                    .map(|words| words.iter().map(|w| text.matches(w).count() as f32).sum())
-                    .collect()
-            })
+            .map(|text| skillkit_tests::embeddings::vector(text))
             .collect())
     }
 }

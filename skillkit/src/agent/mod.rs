@@ -214,7 +214,6 @@ async fn drive(
     mut inbox: mpsc::UnboundedReceiver<String>,
     mut saved: Option<session::Saved>,
 ) {
-    let mut loaded = false;
     loop {
         let text = tokio::select! {
             text = inbox.recv() => match text {
@@ -228,30 +227,16 @@ async fn drive(
             .current
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = cancel.clone();
-        if let Some(saved) = saved.as_mut() {
-            // The session's items first (read once), then what other writers
-            // added since.
-            let read = match loaded {
-                true => saved.refresh(&shared.history).await,
-                false => saved.load().await.map(|messages| {
-                    loaded = true;
-                    let mut history = shared
-                        .history
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    history.messages = messages;
-                }),
-            };
-            match read {
-                Ok(()) => {}
-                Err(error) => {
-                    let _ = root.runtime.events.send(AgentEvent {
-                        agent: AgentPath::root(),
-                        kind: EventKind::Error(AgentError::Session(error.to_string())),
-                    });
-                    continue;
-                }
-            }
+        // The session's items first (read once), then what other writers
+        // added since.
+        if let Some(saved) = saved.as_mut()
+            && let Err(error) = saved.sync(&shared.history).await
+        {
+            let _ = root.runtime.events.send(AgentEvent {
+                agent: AgentPath::root(),
+                kind: EventKind::Error(AgentError::Session(error.to_string())),
+            });
+            continue;
         }
         let kind = match root
             .answer(&shared.history, text, &cancel, saved.as_mut())

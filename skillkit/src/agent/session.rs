@@ -193,6 +193,14 @@ pub fn valid_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
+/// `id` when it is [valid](valid_id), else the error that says what an id is.
+pub(crate) fn checked_id(id: &str) -> Result<&str, SessionError> {
+    match valid_id(id) {
+        true => Ok(id),
+        false => Err(SessionError::InvalidId(id.to_owned())),
+    }
+}
+
 /// Where sessions are kept. Every method is one atomic step: a write that
 /// expects a version other than the session's is refused whole.
 ///
@@ -317,10 +325,12 @@ impl<S: SessionStore + ?Sized> SessionStore for Arc<S> {
 /// history the store holds.
 #[derive(Debug)]
 pub(crate) struct Saved {
-    pub(crate) store: Arc<dyn SessionStore>,
-    pub(crate) id: String,
+    store: Arc<dyn SessionStore>,
+    id: String,
     /// The agent's name, recorded at the session's first write.
     agent: String,
+    /// Whether the session was read into the history yet.
+    loaded: bool,
     /// Messages of the history the store holds (a prefix of it).
     saved: usize,
     /// The session's version when last read or written.
@@ -333,26 +343,31 @@ impl Saved {
             store,
             id,
             agent,
+            loaded: false,
             saved: 0,
             version: 0,
         }
     }
 
-    /// The session's messages, read now; the history starts from them.
-    pub(crate) async fn load(&mut self) -> Result<Vec<Message>, SessionError> {
-        let loaded = self.store.load(&self.id, None).await?;
-        self.version = loaded.version;
-        self.saved = loaded.items.len();
-        Ok(loaded.items.into_iter().map(|item| item.message).collect())
-    }
-
-    /// Brings `history` up to the session before a message is answered:
-    /// when another writer added to it, its items are read and put before
-    /// the messages not written yet.
-    pub(crate) async fn refresh(
+    /// Brings `history` up to the session before a message is answered: the
+    /// first time, the session's items replace its messages; later, when
+    /// another writer added to the session, its items are read and put
+    /// before the messages not written yet.
+    pub(crate) async fn sync(
         &mut self,
         history: &std::sync::Mutex<crate::agent::History>,
     ) -> Result<(), SessionError> {
+        if !self.loaded {
+            let loaded = self.store.load(&self.id, None).await?;
+            let mut history = history
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            history.messages = loaded.items.into_iter().map(|item| item.message).collect();
+            self.saved = history.messages.len();
+            self.version = loaded.version;
+            self.loaded = true;
+            return Ok(());
+        }
         let head = self.store.load(&self.id, Some(0)).await?;
         if head.version != self.version {
             let theirs = self.store.load(&self.id, None).await?;

@@ -259,9 +259,8 @@ impl Search {
         query: &str,
         limit: usize,
     ) -> Vec<SearchHit> {
-        let query = bounded(query);
         match &self.embedder {
-            Some(embedder) => self.semantic(embedder, kits, query, limit).await,
+            Some(embedder) => self.semantic(embedder, kits, bounded(query), limit).await,
             None => self.lexical(kits, query, limit),
         }
     }

@@ -4,7 +4,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Loaded, SessionError, SessionInfo, SessionItem, SessionMeta, SessionStore, valid_id};
+use super::{
+    Loaded, SessionError, SessionInfo, SessionItem, SessionMeta, SessionStore, checked_id, valid_id,
+};
 use crate::llm::Message;
 
 /// Sessions as files: `<id>.jsonl` in a folder, one item a line
@@ -54,10 +56,7 @@ impl FileSessionStore {
     }
 
     fn file(&self, id: &str) -> Result<PathBuf, SessionError> {
-        match valid_id(id) {
-            true => Ok(self.dir.join(format!("{id}.jsonl"))),
-            false => Err(SessionError::InvalidId(id.to_owned())),
-        }
+        Ok(self.dir.join(format!("{}.jsonl", checked_id(id)?)))
     }
 
     /// Runs `f` holding session `id`'s lock, on a thread that may block.
@@ -71,18 +70,9 @@ impl FileSessionStore {
         let lock = dir.join(format!("{id}.lock"));
         let run = move || {
             std::fs::create_dir_all(&dir)?;
-            let lock = OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&lock)?;
-            // Released when the file is closed, or the process ends.
-            #[cfg(unix)]
-            rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-                .map_err(std::io::Error::from)?;
-            let result = f(&path);
-            drop(lock);
-            result
+            // Released when dropped, or when the process ends.
+            let _held = crate::lock::exclusive(&lock)?;
+            f(&path)
         };
         tokio::task::spawn_blocking(run)
             .await
@@ -193,11 +183,7 @@ fn corrupt_tail(id: &str, e: serde_json::Error) -> SessionError {
 /// Appends `items` to `path` after its first `complete` bytes (a torn last
 /// line beyond them is cut off first), and syncs them.
 fn append_lines(path: &Path, complete: u64, items: &[SessionItem]) -> Result<(), SessionError> {
-    let mut bytes = Vec::new();
-    for item in items {
-        serde_json::to_writer(&mut bytes, item).map_err(std::io::Error::from)?;
-        bytes.push(b'\n');
-    }
+    let bytes = lines(items)?;
     let mut file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -238,19 +224,17 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
 
 /// Writes `items` to `path` whole: beside it, then renamed into place.
 fn write(path: &Path, items: &[SessionItem]) -> Result<(), SessionError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    {
-        let mut out = std::io::BufWriter::new(file.as_file_mut());
-        for item in items {
-            serde_json::to_writer(&mut out, item).map_err(std::io::Error::from)?;
-            out.write_all(b"\n")?;
-        }
-        out.flush()?;
+    write_whole(path, &lines(items)?)
+}
+
+/// `items` as the file's lines.
+fn lines(items: &[SessionItem]) -> Result<Vec<u8>, SessionError> {
+    let mut bytes = Vec::new();
+    for item in items {
+        serde_json::to_writer(&mut bytes, item).map_err(std::io::Error::from)?;
+        bytes.push(b'\n');
     }
-    file.as_file().sync_data()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(bytes)
 }
 
 fn version(items: &[SessionItem]) -> u64 {
@@ -394,7 +378,6 @@ impl SessionStore for FileSessionStore {
     }
 
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError> {
-        let target = self.file(new_id)?;
         let name = id.to_owned();
         let new_name = new_id.to_owned();
         let items = self
@@ -407,11 +390,11 @@ impl SessionStore for FileSessionStore {
                 Ok(items)
             })
             .await?;
-        self.locked(new_id, move |_| {
+        self.locked(new_id, move |target| {
             if target.exists() {
                 return Err(SessionError::Exists(new_name));
             }
-            write(&target, &items)
+            write(target, &items)
         })
         .await
     }

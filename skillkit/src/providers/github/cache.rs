@@ -33,8 +33,8 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use tempfile::TempDir;
 
-use super::lock::{self, Held};
 use super::reference::Reference;
+use crate::lock::{self, Held};
 
 /// Unreferenced trees younger than this are kept. On Unix none: a process
 /// holds the cache lock from putting its tree in place until its source

@@ -22,7 +22,6 @@ mod download;
 mod error;
 mod extract;
 mod install;
-mod lock;
 mod reference;
 mod token;
 

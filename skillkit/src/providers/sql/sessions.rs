@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{Pool, Sql, SqlError, on_pool, step};
 use crate::agent::session::{
-    Loaded, SessionError, SessionInfo, SessionItem, SessionMeta, SessionStore, valid_id,
+    Loaded, SessionError, SessionInfo, SessionItem, SessionMeta, SessionStore, checked_id,
 };
 use crate::llm::Message;
 
@@ -54,10 +54,7 @@ fn now_ms() -> i64 {
 }
 
 fn checked(id: &str) -> Result<(), SessionError> {
-    match valid_id(id) {
-        true => Ok(()),
-        false => Err(SessionError::InvalidId(id.to_owned())),
-    }
+    checked_id(id).map(drop)
 }
 
 fn store_error(error: SqlError) -> SessionError {
@@ -79,6 +76,11 @@ fn refused(id: &str, expected: u64, refused: Refused) -> SessionError {
 /// A number as the database's BIGINT.
 fn big(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A BIGINT the store wrote as a number (never negative).
+fn small(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or_default()
 }
 
 #[async_trait::async_trait]
@@ -116,14 +118,14 @@ impl SessionStore for Sql {
                         reason: format!("item {seq}: {e}"),
                     })?;
                 Ok(SessionItem {
-                    seq: u64::try_from(seq).unwrap_or_default(),
+                    seq: small(seq),
                     message,
                 })
             })
             .collect::<Result<_, SessionError>>()?;
         Ok(Loaded {
             items,
-            version: u64::try_from(version).unwrap_or_default(),
+            version: small(version),
         })
     }
 
@@ -158,7 +160,7 @@ impl SessionStore for Sql {
                         let found: Option<i64> =
                             step(limit, sqlx::query_scalar(VERSION).bind(id).fetch_optional(&mut *tx)).await?;
                         step(limit, tx.rollback()).await?;
-                        return Ok(Err(Refused::Stale(found.map_or(0, |v| v as u64))));
+                        return Ok(Err(Refused::Stale(found.map_or(0, small))));
                     }
                     for (at, text) in texts.iter().enumerate() {
                         let seq = big(expected + at as u64 + 1);
@@ -188,7 +190,7 @@ impl SessionStore for Sql {
                     let mut tx = step(limit, p.begin()).await?;
                     let found: Option<i64> =
                         step(limit, sqlx::query_scalar(VERSION).bind(id).fetch_optional(&mut *tx)).await?;
-                    let found = found.map_or(0, |v| v as u64);
+                    let found = found.map_or(0, small);
                     if found != expected {
                         step(limit, tx.rollback()).await?;
                         return Ok(Err(Refused::Stale(found)));
@@ -270,7 +272,7 @@ impl SessionStore for Sql {
                 let meta = SessionMeta { title, agent };
                 SessionInfo {
                     id,
-                    version: u64::try_from(version).unwrap_or_default(),
+                    version: small(version),
                     meta,
                     created: time(created),
                     updated: time(updated),

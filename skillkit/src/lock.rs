@@ -1,4 +1,6 @@
-//! Advisory locks between the processes sharing a cache.
+//! Advisory locks between processes: the GitHub cache's (its lock file, and
+//! the staging folders an import holds) and a session file's writers
+//! (`agent::session`).
 //!
 //! On Unix they are `flock` locks: the kernel releases them when their
 //! process ends, however it ends, so a killed import never leaves one held,
@@ -40,6 +42,7 @@ pub(crate) fn exclusive(path: &Path) -> io::Result<Held> {
 
 /// Holds the folder or file `path` (something this process is writing)
 /// until dropped, so that [`take_unused`] leaves it alone.
+#[cfg_attr(not(feature = "github"), allow(dead_code))]
 pub(crate) fn hold(path: &Path) -> io::Result<Held> {
     #[cfg(unix)]
     {
@@ -56,6 +59,7 @@ pub(crate) fn hold(path: &Path) -> io::Result<Held> {
 
 /// The lock of `path` when no live process [holds](hold) it (the caller may
 /// then delete it); `None` when one does.
+#[cfg_attr(not(feature = "github"), allow(dead_code))]
 pub(crate) fn take_unused(path: &Path) -> Option<Held> {
     #[cfg(unix)]
     {
