@@ -795,3 +795,57 @@ fn a_run_killed_mid_turn_loses_only_that_turn() {
     assert_eq!(now.lines().count(), 6, "{now}");
     assert!(now.contains("5  user: Third task"), "{now}");
 }
+
+/// Attacks on the sessions folder, through the binary: a session file
+/// that is a symbolic link to another file (run as root here, it would
+/// overwrite whatever it names) is refused and its target left as it was;
+/// and a stored message that carries terminal escapes is shown inert.
+#[cfg(unix)]
+#[test]
+fn a_linked_session_file_is_refused_and_stored_text_is_shown_inert() {
+    let fixture = Fixture::new();
+    let sessions = fixture.path("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let victim = fixture.path("victim.txt");
+    write(&victim, "");
+    std::os::unix::fs::symlink(&victim, sessions.join("s.jsonl")).unwrap();
+    let model = fixture.script(r#"[{"text": "Hi."}]"#);
+    let out = fixture
+        .skillkit()
+        .args(["run", "helper", "Hello", "--model", &model])
+        .args(["--session", "s", "--sessions", sessions.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("symbolic link"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "",
+        "the link's target is untouched"
+    );
+
+    let line = r#"{"seq":1,"message":{"role":"user","text":"\u001b]0;PWNED\u0007 hi"}}"#;
+    write(&sessions.join("t.jsonl"), &format!("{line}\n"));
+    let show = fixture
+        .skillkit()
+        .args([
+            "sessions",
+            "show",
+            "t",
+            "--sessions",
+            sessions.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(show.status.code(), Some(0), "{show:?}");
+    assert!(!show.stdout.contains(&0x1b), "{:?}", text(&show.stdout));
+    assert!(
+        text(&show.stdout).contains("PWNED"),
+        "{}",
+        text(&show.stdout)
+    );
+}

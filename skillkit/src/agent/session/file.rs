@@ -80,12 +80,34 @@ impl FileSessionStore {
     }
 }
 
+/// Opens session file `path` itself, never a file a symbolic link there
+/// points at (a link planted in the folder would make every write land on
+/// its target): a link is refused, saying so.
+fn open_own(path: &Path, options: &mut OpenOptions) -> std::io::Result<File> {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(options, libc::O_NOFOLLOW);
+    options.open(path).map_err(|e| {
+        let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        match link {
+            true => std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is a symbolic link, not a session file: remove it",
+                    path.display()
+                ),
+            ),
+            false => e,
+        }
+    })
+}
+
 /// The items of the session file at `path` (none when there is no file),
 /// and the length of its complete lines (a last line without its end, left
 /// by a crash, is not one of them).
 fn read(path: &Path, id: &str) -> Result<(Vec<SessionItem>, u64), SessionError> {
-    let text = match std::fs::read(path) {
-        Ok(text) => text,
+    let mut text = Vec::new();
+    match open_own(path, OpenOptions::new().read(true)) {
+        Ok(mut file) => file.read_to_end(&mut text)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e.into()),
     };
@@ -127,7 +149,7 @@ fn tail(path: &Path, id: &str) -> Result<(u64, u64), SessionError> {
     struct Seq {
         seq: u64,
     }
-    let mut file = match File::open(path) {
+    let mut file = match open_own(path, OpenOptions::new().read(true)) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
         Err(e) => return Err(e.into()),
@@ -184,11 +206,10 @@ fn corrupt_tail(id: &str, e: serde_json::Error) -> SessionError {
 /// line beyond them is cut off first), and syncs them.
 fn append_lines(path: &Path, complete: u64, items: &[SessionItem]) -> Result<(), SessionError> {
     let bytes = lines(items)?;
-    let mut file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)?;
+    let mut file = open_own(
+        path,
+        OpenOptions::new().create(true).truncate(false).write(true),
+    )?;
     if file.metadata()?.len() != complete {
         file.set_len(complete)?;
     }
