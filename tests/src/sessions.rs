@@ -2,7 +2,9 @@
 //! (a stale writer refused, nothing written), the last N, pop, fork, clear,
 //! list, and ids that are not paths.
 
-use skillkit::agent::session::{SessionError, SessionMeta, SessionStore};
+use std::process::Command;
+
+use skillkit::agent::session::{FileSessionStore, SessionError, SessionMeta, SessionStore};
 use skillkit::llm::Message;
 
 fn user(text: &str) -> Message {
@@ -128,5 +130,82 @@ pub async fn conformance(store: &dyn SessionStore) {
             ),
             "{id:?}"
         );
+    }
+}
+
+/// Set in the child processes of a two-process test: where the store is (a
+/// folder, or a `sqlite://` or `postgres://` URL).
+const CHILD_AT: &str = "SKILLKIT_SESSIONS_CHILD_AT";
+/// Set in the child processes: the child's name, which starts its items.
+const CHILD_NAME: &str = "SKILLKIT_SESSIONS_CHILD_NAME";
+/// How many items each child appends.
+const EACH: usize = 40;
+
+/// The store at `at`: a SQL database by URL, else a folder of files.
+pub fn open(at: &str) -> Box<dyn SessionStore> {
+    match at.starts_with("sqlite:") || at.starts_with("postgres:") {
+        true => Box::new(skillkit::Sql::open(at).unwrap()),
+        false => Box::new(FileSessionStore::new(at)),
+    }
+}
+
+/// A child's work, called by a test named `child_appends` in the test
+/// binary (a no-op unless that binary runs as a child): appends `EACH` items
+/// to session `shared` one at a time, reloading when refused as stale.
+pub async fn child_appends() {
+    let Ok(at) = std::env::var(CHILD_AT) else {
+        return;
+    };
+    let name = std::env::var(CHILD_NAME).unwrap();
+    let store = open(&at);
+    for i in 0..EACH {
+        loop {
+            let version = store.load("shared", Some(0)).await.unwrap().version;
+            match store
+                .append("shared", version, &[user(&format!("{name} {i}"))])
+                .await
+            {
+                Ok(_) => break,
+                Err(SessionError::Stale { .. }) => continue,
+                Err(other) => panic!("{other}"),
+            }
+        }
+    }
+}
+
+/// Two processes (this test binary again, running its `child_appends`
+/// test) append to session `shared` of the store at `at` at once: every
+/// item is kept, numbered without a gap, each process's in its own order.
+pub fn two_processes_keep_every_item(at: &str) {
+    let children: Vec<_> = ["one", "two"]
+        .iter()
+        .map(|name| {
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "child_appends", "--test-threads", "1"])
+                .env(CHILD_AT, at)
+                .env(CHILD_NAME, name)
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let loaded = runtime.block_on(open(at).load("shared", None)).unwrap();
+    assert_eq!(loaded.version, 2 * EACH as u64);
+    let seqs: Vec<u64> = loaded.items.iter().map(|i| i.seq).collect();
+    assert_eq!(seqs, (1..=2 * EACH as u64).collect::<Vec<_>>());
+    for name in ["one", "two"] {
+        let mine: Vec<String> = loaded
+            .items
+            .iter()
+            .filter_map(|i| match &i.message {
+                Message::User { text } if text.starts_with(name) => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<String> = (0..EACH).map(|i| format!("{name} {i}")).collect();
+        assert_eq!(mine, expected);
     }
 }

@@ -4,14 +4,12 @@
 //! conversation outlives it: a new agent over the same session goes on
 //! with it, and two agents writing one session keep every item.
 
-use std::process::Command;
-
 use skillkit::agent::session::{FileSessionStore, SessionError, SessionStore};
 use skillkit::agent::start_agent;
 use skillkit::llm::{Message, Scripted};
 use skillkit::{Catalog, Memory};
 use skillkit_tests::agent::{ask, lead, options, users_in};
-use skillkit_tests::sessions::conformance;
+use skillkit_tests::sessions::{conformance, two_processes_keep_every_item};
 
 fn user(text: &str) -> Message {
     Message::user(text)
@@ -117,72 +115,28 @@ async fn the_version_of_a_long_session_is_read_from_its_last_line() {
     ));
 }
 
-/// Set in the child processes of the two-process test: the store's folder.
-const CHILD_DIR: &str = "SKILLKIT_SESSIONS_CHILD_DIR";
-/// How many items each child appends.
-const EACH: usize = 40;
-
-/// The child's work (a no-op unless [`CHILD_DIR`] is set): append `EACH`
-/// items one at a time, reloading when refused as stale.
+/// The child's work in the two-process tests (a no-op unless run as one).
 #[tokio::test(flavor = "multi_thread")]
 async fn child_appends() {
-    let Ok(dir) = std::env::var(CHILD_DIR) else {
-        return;
-    };
-    let name = std::env::var("SKILLKIT_SESSIONS_CHILD_NAME").unwrap();
-    let store = FileSessionStore::new(dir);
-    for i in 0..EACH {
-        loop {
-            let version = store.load("shared", Some(0)).await.unwrap().version;
-            match store
-                .append("shared", version, &[user(&format!("{name} {i}"))])
-                .await
-            {
-                Ok(_) => break,
-                Err(SessionError::Stale { .. }) => continue,
-                Err(other) => panic!("{other}"),
-            }
-        }
-    }
+    skillkit_tests::sessions::child_appends().await;
 }
 
+/// Two processes appending to one session of a file store keep every item.
 #[test]
 fn two_processes_appending_to_one_session_keep_every_item() {
     let dir = tempfile::tempdir().unwrap();
-    let children: Vec<_> = ["one", "two"]
-        .iter()
-        .map(|name| {
-            Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "child_appends", "--test-threads", "1"])
-                .env(CHILD_DIR, dir.path())
-                .env("SKILLKIT_SESSIONS_CHILD_NAME", name)
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
-    }
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let loaded = runtime
-        .block_on(FileSessionStore::new(dir.path()).load("shared", None))
-        .unwrap();
-    assert_eq!(loaded.version, 2 * EACH as u64);
-    let seqs: Vec<u64> = loaded.items.iter().map(|i| i.seq).collect();
-    assert_eq!(seqs, (1..=2 * EACH as u64).collect::<Vec<_>>());
-    for name in ["one", "two"] {
-        // Each child's items, all there, in its own order.
-        let mine: Vec<String> = loaded
-            .items
-            .iter()
-            .filter_map(|i| match &i.message {
-                Message::User { text } if text.starts_with(name) => Some(text.clone()),
-                _ => None,
-            })
-            .collect();
-        let expected: Vec<String> = (0..EACH).map(|i| format!("{name} {i}")).collect();
-        assert_eq!(mine, expected);
-    }
+    two_processes_keep_every_item(&dir.path().display().to_string());
+}
+
+/// The same with two processes on one SQLite file.
+#[test]
+fn two_processes_appending_to_one_sqlite_session_keep_every_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("sessions.db").display()
+    );
+    two_processes_keep_every_item(&url);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -421,3 +421,22 @@ async fn two_pools_appending_to_one_postgres_session_keep_every_item() {
     let seqs: Vec<u64> = loaded.items.iter().map(|i| i.seq).collect();
     assert_eq!(seqs, (1..=60).collect::<Vec<_>>());
 }
+
+/// The child's work in the two-process test (a no-op unless run as one).
+#[tokio::test(flavor = "multi_thread")]
+async fn child_appends() {
+    skillkit_tests::sessions::child_appends().await;
+}
+
+/// Two processes appending to one PostgreSQL session keep every item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_postgres, ignore = "SKILLKIT_SKIP_POSTGRES=1")]
+async fn two_processes_appending_to_one_postgres_session_keep_every_item() {
+    let database = fresh_database(&server()).await;
+    let url = database.url.clone();
+    tokio::task::spawn_blocking(move || {
+        skillkit_tests::sessions::two_processes_keep_every_item(&url)
+    })
+    .await
+    .unwrap();
+}
