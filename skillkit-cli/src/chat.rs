@@ -18,7 +18,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::{DefaultHistory, History as _};
 use rustyline::{Config, Editor};
 use skillkit::agent::session::SessionStore;
-use skillkit::agent::{Agent, EventKind, History};
+use skillkit::agent::{Agent, ContextUse, EventKind, History};
 use skillkit::llm::Message;
 use tokio::runtime::Runtime;
 
@@ -89,6 +89,7 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
         started,
         view: View::new(Lines::Stdout),
         file,
+        context: None,
     };
     let mut interrupted = false;
     loop {
@@ -121,6 +122,18 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
                 chat.list_skills();
                 continue;
             }
+            "/context" => {
+                chat.context();
+                continue;
+            }
+            _ if line == "/compact" || line.starts_with("/compact ") => {
+                let instructions = line["/compact".len()..].trim();
+                chat.compact(
+                    (!instructions.is_empty()).then_some(instructions),
+                    &mut interrupts,
+                )?;
+                continue;
+            }
             _ => match line.strip_prefix('/') {
                 Some(command) => match chat.activation(command) {
                     Some(message) => message,
@@ -135,7 +148,8 @@ pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result
 
 /// What a person can type besides a message, shown at the start and by `/help`.
 const COMMANDS: &str = "/skills lists the skills, /<skill> ARGS uses one, /help shows this, \
-                        /quit ends; Ctrl-C stops an answer";
+                        /compact [WHAT TO KEEP] summarises the conversation, /context shows how \
+                        full the model's window is, /quit ends; Ctrl-C stops an answer";
 
 /// One chat's state between prompts.
 struct Chat<'r> {
@@ -145,6 +159,8 @@ struct Chat<'r> {
     /// The file the conversation is saved to after each turn (none with
     /// `--session`: the agent writes the session).
     file: Option<PathBuf>,
+    /// How full the model's window was after the last request.
+    context: Option<ContextUse>,
 }
 
 impl Chat<'_> {
@@ -183,6 +199,11 @@ impl Chat<'_> {
                 Step::Event(Some(event)) => event,
             };
             self.view.show(&event);
+            if let EventKind::Context(used) = &event.kind
+                && event.agent.is_root()
+            {
+                self.context = Some(*used);
+            }
             if crate::output::reader_gone() {
                 // The terminal went away: end the answer; the turn is saved.
                 self.agent().stop();
@@ -216,6 +237,78 @@ impl Chat<'_> {
                 break;
             }
         }
+        if let Some(used) = self.context {
+            out!("({})", context_line(&used));
+        }
+        self.save();
+        Ok(())
+    }
+
+    /// Compacts the conversation now (`/compact`), keeping what
+    /// `instructions` say; Ctrl-C stops it and leaves the conversation as
+    /// it was.
+    fn compact(
+        &mut self,
+        instructions: Option<&str>,
+        interrupts: &mut Interrupts,
+    ) -> Result<(), Failure> {
+        interrupts.forget();
+        self.agent()
+            .controller()
+            .request_compaction(instructions.map(str::to_owned))
+            .map_err(|e| Failure::failed(crate::explain::agent(&e)))?;
+        out!("(compacting: the model summarises the conversation…)");
+        loop {
+            let runtime = self.runtime;
+            let agent = &mut self.started.agent;
+            let step = runtime.block_on(async {
+                tokio::select! {
+                    event = agent.next_event() => Step::Event(event),
+                    () = interrupts.next() => Step::Interrupt,
+                }
+            });
+            let event = match step {
+                Step::Interrupt => {
+                    self.agent().stop();
+                    continue;
+                }
+                Step::Event(None) => return Err(Failure::failed("the agent shut down")),
+                Step::Event(Some(event)) => event,
+            };
+            self.view.show(&event);
+            if !event.agent.is_root() {
+                continue;
+            }
+            match &event.kind {
+                EventKind::Compacted(compaction) => {
+                    self.context = self.context.map(|used| ContextUse {
+                        tokens: compaction.tokens_after,
+                        ..used
+                    });
+                    break;
+                }
+                EventKind::Error(error) => {
+                    out!("error: {}", crate::explain::agent(error));
+                    break;
+                }
+                _ => {}
+            }
+        }
+        self.save();
+        Ok(())
+    }
+
+    /// Shows how full the model's window is (`/context`).
+    fn context(&mut self) {
+        match self.context {
+            Some(used) => out!("{}", context_line(&used)),
+            None => out!("no request sent yet: the model has not counted the context"),
+        }
+    }
+
+    /// Saves the conversation to its file, if it has one (or warns that it
+    /// could not, and the conversation goes on).
+    fn save(&mut self) {
         if let Some(file) = &self.file
             && let Err(e) = save(file, &self.started.agent.history())
         {
@@ -224,7 +317,6 @@ impl Chat<'_> {
                 file.display()
             );
         }
-        Ok(())
     }
 
     /// What the person may type at the next prompt.
@@ -454,7 +546,39 @@ fn replay(history: &History) {
         match message {
             Message::User { text } => out!("> {}", shorten(text, 200)),
             Message::Assistant(answer) if !answer.text.is_empty() => out!("{}", answer.text),
+            Message::Compaction(compaction) => {
+                out!("  ~~ {}", crate::view::compacted(compaction))
+            }
             _ => {}
         }
     }
+}
+
+/// How full the window is, for a person: `context: 12% of 200,000 tokens
+/// (24,000; compacts at 160,000)`.
+fn context_line(used: &ContextUse) -> String {
+    let mut line = format!(
+        "context: {}% of {} tokens ({}",
+        used.percent(),
+        thousands(used.window),
+        thousands(used.tokens)
+    );
+    if let Some(at) = used.compact_at {
+        line.push_str(&format!("; compacts at {}", thousands(at)));
+    }
+    line.push(')');
+    line
+}
+
+/// `n` with a comma between thousands.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }

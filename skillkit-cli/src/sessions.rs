@@ -164,6 +164,29 @@ pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
                         if r.is_error { " (error)" } else { "" },
                         one_line(&r.content)
                     ),
+                    Message::Compaction(c) => match &c.summary {
+                        Some(summary) => format!(
+                            "compacted ({} → {} tokens; skills kept: {}): {}",
+                            c.tokens_before,
+                            c.tokens_after,
+                            match c.skills.is_empty() {
+                                true => "none".to_owned(),
+                                false => c
+                                    .skills
+                                    .iter()
+                                    .map(|s| s.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                            },
+                            one_line(summary)
+                        ),
+                        None => format!(
+                            "compacted: {} tool results cleared ({} → {} tokens)",
+                            c.cleared.len(),
+                            c.tokens_before,
+                            c.tokens_after
+                        ),
+                    },
                 };
                 out!("{:>4}  {line}", item.seq);
             }

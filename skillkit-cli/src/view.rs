@@ -60,6 +60,9 @@ impl View {
                     shorten(content, 80)
                 ));
             }
+            EventKind::Compacted(compaction) => {
+                self.line(&format!("  ~~ {who}{}", compacted(compaction)));
+            }
             EventKind::Warning { message } => {
                 self.line(&format!("  !! {who}{message}"));
             }
@@ -97,4 +100,33 @@ impl View {
             Lines::Stderr => err!("{text}"),
         }
     }
+}
+
+/// One line about a compaction: its sizes, the skills it kept and left out.
+pub fn compacted(compaction: &skillkit::llm::Compaction) -> String {
+    let sizes = format!(
+        "{} → {} tokens",
+        compaction.tokens_before, compaction.tokens_after
+    );
+    if compaction.summary.is_none() {
+        return format!(
+            "compacted: {} old tool results cleared ({sizes})",
+            compaction.cleared.len()
+        );
+    }
+    let names = |names: Vec<&str>| match names.is_empty() {
+        true => "none".to_owned(),
+        false => shorten(&names.join(", "), 200),
+    };
+    let mut line = format!(
+        "compacted: the conversation summarised ({sizes}); skills kept: {}",
+        names(compaction.skills.iter().map(|s| s.name.as_str()).collect())
+    );
+    if !compaction.left_out.is_empty() {
+        line.push_str(&format!(
+            "; left out for room: {}",
+            names(compaction.left_out.iter().map(String::as_str).collect())
+        ));
+    }
+    line
 }

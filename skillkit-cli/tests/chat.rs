@@ -53,6 +53,56 @@ fn quit(mut session: PtySession) {
     }
 }
 
+/// `/compact` summarises the conversation and says what it kept; the
+/// context use shows after each answer and at `/context`; the conversation
+/// goes on from the summary.
+#[test]
+fn compact_and_context_in_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("helper/AGENT.md"),
+        "---\nname: helper\ndescription: Greets people.\n---\nYou greet people.\n",
+    );
+    write(
+        &dir.path().join("helper/skills/trip/SKILL.md"),
+        "---\nname: trip\ndescription: Plan a trip.\n---\nPlan day by day.\n",
+    );
+    let script = r#"[
+        {"tool_calls": [{"name": "activate_skill", "input": {"name": "helper:trip"}}]},
+        {"text": "Noted: Lisbon."},
+        {"text": "SUMMARY: the user goes to Lisbon."},
+        {"text": "Still Lisbon."}
+    ]"#;
+    let mut session = chat(dir.path(), script);
+    session.exp_string("/compact [WHAT TO KEEP]").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("I go to Lisbon").unwrap();
+    session.exp_string("Noted: Lisbon.").unwrap();
+    session
+        .exp_string("(context: 0% of 128,000 tokens (")
+        .unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/compact keep the city").unwrap();
+    session
+        .exp_string("compacted: the conversation summarised (")
+        .unwrap();
+    session.exp_string("skills kept: helper:trip").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("/context").unwrap();
+    session.exp_string("context: 0% of 128,000 tokens").unwrap();
+    session.exp_string("> ").unwrap();
+    session.send_line("where do I go?").unwrap();
+    session.exp_string("Still Lisbon.").unwrap();
+    quit(session);
+
+    // The compaction is in the saved conversation: resumed, it shows.
+    let mut session = chat(dir.path(), r#"[{"text": "Yes."}]"#);
+    session
+        .exp_string("~~ compacted: the conversation summarised")
+        .unwrap();
+    quit(session);
+}
+
 #[test]
 fn a_conversation_in_a_terminal() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
+use serde_json::{Value, json};
 use skillkit::llm::{Event, EventStream, StopReason, Usage};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -253,4 +254,116 @@ async fn read_request(socket: &mut TcpStream) -> Option<Received> {
         headers,
         body,
     })
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic SSE bodies.
+// ---------------------------------------------------------------------------
+
+/// Splits `input`'s JSON text in two, as a model streams it in pieces.
+pub fn halves(input: &Value) -> (String, String) {
+    let text = input.to_string();
+    let (a, b) = text.split_at(text.len() / 2);
+    (a.to_owned(), b.to_owned())
+}
+
+/// An Anthropic SSE body of `events`.
+pub fn anthropic_sse(events: &[Value]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect::<String>()
+        .into_bytes()
+}
+
+pub fn anthropic_start() -> Vec<Value> {
+    anthropic_start_counting(10)
+}
+
+/// The start of an Anthropic answer whose request counted `input_tokens`.
+pub fn anthropic_start_counting(input_tokens: u64) -> Vec<Value> {
+    vec![
+        json!({"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": input_tokens, "output_tokens": 1}
+        }}),
+        json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": ""}}),
+    ]
+}
+
+pub fn anthropic_delta(text: &str) -> Value {
+    json!({"type": "content_block_delta", "index": 0,
+        "delta": {"type": "text_delta", "text": text}})
+}
+
+pub fn anthropic_end(stop_reason: &str) -> Vec<Value> {
+    vec![
+        json!({"type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+            "usage": {"output_tokens": 5}}),
+        json!({"type": "message_stop"}),
+    ]
+}
+
+/// A final text answer.
+pub fn anthropic_text(text: &str) -> Vec<u8> {
+    let mut events = anthropic_start();
+    events.push(anthropic_delta(text));
+    events.push(json!({"type": "content_block_stop", "index": 0}));
+    events.extend(anthropic_end("end_turn"));
+    anthropic_sse(&events)
+}
+
+/// Text, then one `tool_use` block per call (indexes 1, 2, …) whose input
+/// JSON arrives interleaved, as parallel calls do.
+pub fn anthropic_tool_calls(text: &str, calls: &[(&str, &str, Value)]) -> Vec<u8> {
+    let mut events = anthropic_start();
+    events.push(anthropic_delta(text));
+    events.push(json!({"type": "content_block_stop", "index": 0}));
+    for (i, (id, name, _)) in calls.iter().enumerate() {
+        events.push(json!({"type": "content_block_start", "index": i + 1,
+            "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+    }
+    let pieces: Vec<(String, String)> = calls.iter().map(|(_, _, input)| halves(input)).collect();
+    for half in [0, 1] {
+        for (i, (a, b)) in pieces.iter().enumerate() {
+            let partial = if half == 0 { a } else { b };
+            events.push(json!({"type": "content_block_delta", "index": i + 1,
+                "delta": {"type": "input_json_delta", "partial_json": partial}}));
+        }
+    }
+    for i in (0..calls.len()).rev() {
+        events.push(json!({"type": "content_block_stop", "index": i + 1}));
+    }
+    events.extend(anthropic_end("tool_use"));
+    anthropic_sse(&events)
+}
+
+// ---------------------------------------------------------------------------
+// OpenAI SSE bodies.
+// ---------------------------------------------------------------------------
+
+/// An OpenAI chat-completions SSE body of `chunks` (`delta`, `finish_reason`),
+/// with a usage chunk and `[DONE]`.
+pub fn openai_sse(chunks: &[(Value, Option<&str>)]) -> Vec<u8> {
+    let mut body = String::new();
+    for (delta, finish) in chunks {
+        let chunk = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-4o",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    let usage = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-4o",
+        "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}});
+    body.push_str(&format!("data: {usage}\n\ndata: [DONE]\n\n"));
+    body.into_bytes()
+}
+
+pub fn openai_text(text: &str) -> Vec<u8> {
+    openai_sse(&[
+        (json!({"role": "assistant", "content": ""}), None),
+        (json!({"content": text}), None),
+        (json!({}), Some("stop")),
+    ])
 }

@@ -7,9 +7,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::run::{AgentRun, Model, Outcome, max_turns};
+use crate::agent::run::{AgentRun, Model, Outcome};
 use crate::agent::{AgentDefinition, History};
-use crate::llm::Usage;
 use crate::skill::Skill;
 
 impl AgentRun {
@@ -98,16 +97,12 @@ impl AgentRun {
                 .map_err(|e| e.to_string())?,
             (None, None) => self.model.clone(),
         };
-        let mut child = AgentRun {
-            runtime: Arc::clone(&self.runtime),
-            definition: Arc::clone(definition),
-            path: self.path.child(name),
+        let mut child = AgentRun::new(
+            Arc::clone(&self.runtime),
+            Arc::clone(definition),
+            self.path.child(name),
             model,
-            max_turns: max_turns(&self.runtime, definition),
-            total: Usage::default(),
-            tools: Default::default(),
-            prompts: Default::default(),
-        };
+        );
         let history = Mutex::new(History {
             session_id: self.runtime.session_id.clone(),
             messages: Vec::new(),

@@ -65,6 +65,11 @@ pub enum AgentError {
     /// conversation goes on, and the next turn writes what is missing.
     #[error("the session could not be saved or read: {0}")]
     Session(String),
+    /// The conversation could not be compacted (the model failed to
+    /// summarise it, or other writers kept appending to the session); the
+    /// history is as it was.
+    #[error("the conversation could not be compacted: {0}")]
+    Compaction(String),
     /// [`Agent::respond`](crate::agent::AgentController::respond) named a call that
     /// waits for nothing.
     #[error(

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::agent::AgentError;
-use crate::llm::{AssistantMessage, Usage};
+use crate::agent::{AgentError, ContextUse};
+use crate::llm::{AssistantMessage, Compaction, Usage};
 
 /// Which agent an event comes from: the root agent (an empty path), or a
 /// sub-agent by the names of the agents that delegated to it
@@ -183,6 +183,12 @@ pub enum EventKind {
         /// The sum over every request of this agent so far.
         total: Usage,
     },
+    /// How full the context window is after a model request.
+    Context(ContextUse),
+    /// The conversation was compacted: before and after sizes, the skills
+    /// re-attached and those left out, the tool results cleared. The
+    /// compaction is in the history (and the session) from now on.
+    Compacted(Compaction),
     /// The model's message of one turn (one request), with its tool calls.
     TurnComplete {
         /// The message, tool names as full names.

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::run::Runtime;
 use crate::agent::{AgentError, AgentEvent, Decision, EventKind, History};
+use crate::llm::Compaction;
 
 /// What the handles share with the agent's task.
 pub(crate) struct Shared {
@@ -24,8 +25,16 @@ pub(crate) struct Shared {
 }
 
 /// Ends the agent's task when the last handle goes.
+/// What the agent's task is asked to do, in order.
+pub(crate) enum Input {
+    /// Answer a message.
+    Message(String),
+    /// Compact the conversation, keeping what the text asks for.
+    Compact(Option<String>),
+}
+
 struct Control {
-    messages: mpsc::UnboundedSender<String>,
+    messages: mpsc::UnboundedSender<Input>,
     shared: Arc<Shared>,
 }
 
@@ -86,7 +95,27 @@ impl AgentController {
     pub fn send_message(&self, text: impl Into<String>) -> Result<(), AgentError> {
         self.control
             .messages
-            .send(text.into())
+            .send(Input::Message(text.into()))
+            .map_err(|_| AgentError::Closed)
+    }
+
+    /// Queues a compaction of the conversation after the messages queued
+    /// before it: its outcome is an [`EventKind::Compacted`] (or an
+    /// [`EventKind::Error`]) of the root agent. `instructions` say what the
+    /// summary must keep. A session's compaction is stored in it.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
+    /// #     .registry(skillkit::llm::Registry::empty().with("s", skillkit::llm::Scripted::new())).model("s://m");
+    /// # let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    /// agent.controller().request_compaction(Some("Keep the order numbers.".into())).unwrap();
+    /// # });
+    /// ```
+    pub fn request_compaction(&self, instructions: Option<String>) -> Result<(), AgentError> {
+        self.control
+            .messages
+            .send(Input::Compact(instructions))
             .map_err(|_| AgentError::Closed)
     }
 
@@ -202,7 +231,7 @@ impl std::fmt::Debug for Agent {
 
 impl Agent {
     pub(crate) fn new(
-        messages: mpsc::UnboundedSender<String>,
+        messages: mpsc::UnboundedSender<Input>,
         shared: Arc<Shared>,
         events: mpsc::UnboundedReceiver<AgentEvent>,
     ) -> Agent {
@@ -344,6 +373,43 @@ impl Agent {
                     EventKind::Error(error) => Err(error),
                     _ => Err(AgentError::Stopped),
                 };
+            }
+        }
+        Err(AgentError::Closed)
+    }
+
+    /// Compacts the conversation now and waits for it (as `/compact` does
+    /// in `skillkit chat`): the model summarises it, keeping what
+    /// `instructions` ask for, and the skills in use are re-attached after
+    /// the summary. Events meanwhile are passed to `on_event`.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::llm::{Registry, Scripted};
+    /// let model = Scripted::new().text("Paris it is.").text("The user chose Paris.");
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
+    /// #     .registry(Registry::empty().with("s", model.clone())).model("s://m");
+    /// let mut agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
+    /// agent.ask("Paris or Rome?", |_| {}).await.unwrap();
+    /// let compaction = agent.compact(None, |_| {}).await.unwrap();
+    /// assert_eq!(compaction.summary.as_deref(), Some("The user chose Paris."));
+    /// # });
+    /// ```
+    pub async fn compact(
+        &mut self,
+        instructions: Option<&str>,
+        mut on_event: impl FnMut(&AgentEvent),
+    ) -> Result<Compaction, AgentError> {
+        self.controller
+            .request_compaction(instructions.map(str::to_owned))?;
+        while let Some(event) = self.next_event().await {
+            on_event(&event);
+            if event.agent.is_root() {
+                match event.kind {
+                    EventKind::Compacted(compaction) => return Ok(compaction),
+                    EventKind::Error(error) => return Err(error),
+                    _ => {}
+                }
             }
         }
         Err(AgentError::Closed)

@@ -216,12 +216,21 @@ impl Bounded {
 }
 
 /// The skills of knowledge used in `messages` (activated, or whose scripts
-/// ran), latest first, each once.
+/// ran, or re-attached at a compaction), latest first, each once.
 fn used(messages: &[Message]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for message in messages.iter().rev() {
-        let Message::Assistant(assistant) = message else {
-            continue;
+        let assistant = match message {
+            Message::Assistant(assistant) => assistant,
+            Message::Compaction(compaction) => {
+                for skill in &compaction.skills {
+                    if !names.contains(&skill.name) {
+                        names.push(skill.name.clone());
+                    }
+                }
+                continue;
+            }
+            _ => continue,
         };
         for call in assistant.tool_calls.iter().rev() {
             let key = match call.name.as_str() {

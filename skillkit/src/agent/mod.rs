@@ -63,6 +63,8 @@
 mod activate;
 mod approval;
 mod call_skill;
+mod compact;
+mod context;
 mod delegate;
 mod dispatch;
 mod error;
@@ -95,6 +97,11 @@ pub use crate::agent_definition::AgentDefinition;
 pub use activate::ACTIVATE_SKILL;
 pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
 pub use call_skill::CALL_SKILL;
+pub use compact::{
+    CompactionPolicy, DEFAULT_COMPACT_AT_PERCENT, DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_KEEP_TOOL_RESULTS, DEFAULT_SKILL_TOKENS, DEFAULT_SKILLS_TOKENS,
+};
+pub use context::ContextUse;
 pub use error::AgentError;
 pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
 pub use handle::{Agent, AgentController};
@@ -123,7 +130,7 @@ pub(crate) use search_skills::wanted as search_wanted;
 #[cfg(feature = "mcp")]
 pub(crate) use toolset::{Cache as ToolCache, Scope as ToolScope, ToolSet};
 
-use handle::Shared;
+use handle::{Input, Shared};
 use run::{AgentRun, Model, Outcome, Runtime};
 
 /// Starts an agent: `definition` (an `AGENT.md`, an embedded kit's
@@ -172,6 +179,7 @@ pub fn start_agent(
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         listing_budget: options.listing_budget,
+        compaction: options.compaction.clone(),
         pinned: options.pinned.clone(),
         max_turns: options.max_turns,
         max_depth: options.max_depth_for(&definition),
@@ -186,16 +194,7 @@ pub fn start_agent(
         current: Mutex::new(shutdown.child_token()),
         shutdown,
     });
-    let root = AgentRun {
-        max_turns: run::max_turns(&runtime, &definition),
-        runtime,
-        definition,
-        path: AgentPath::root(),
-        model,
-        total: Default::default(),
-        tools: Default::default(),
-        prompts: Default::default(),
-    };
+    let root = AgentRun::new(runtime, definition, AgentPath::root(), model);
     let (messages, inbox) = mpsc::unbounded_channel();
     let span = tracing::info_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);
     let saved = options
@@ -211,13 +210,13 @@ pub fn start_agent(
 async fn drive(
     mut root: AgentRun,
     shared: Arc<Shared>,
-    mut inbox: mpsc::UnboundedReceiver<String>,
+    mut inbox: mpsc::UnboundedReceiver<Input>,
     mut saved: Option<session::Saved>,
 ) {
     loop {
-        let text = tokio::select! {
-            text = inbox.recv() => match text {
-                Some(text) => text,
+        let input = tokio::select! {
+            input = inbox.recv() => match input {
+                Some(input) => input,
                 None => return,
             },
             () = shared.shutdown.cancelled() => return,
@@ -238,6 +237,29 @@ async fn drive(
             });
             continue;
         }
+        let text = match input {
+            Input::Message(text) => text,
+            Input::Compact(instructions) => {
+                let kind = match root
+                    .compact_now(
+                        &shared.history,
+                        saved.as_mut(),
+                        instructions.as_deref(),
+                        &cancel,
+                    )
+                    .await
+                {
+                    Ok(compaction) => EventKind::Compacted(compaction),
+                    Err(AgentError::Stopped) if shared.shutdown.is_cancelled() => return,
+                    Err(error) => EventKind::Error(error),
+                };
+                let _ = root.runtime.events.send(AgentEvent {
+                    agent: AgentPath::root(),
+                    kind,
+                });
+                continue;
+            }
+        };
         let kind = match root
             .answer(&shared.history, text, &cancel, saved.as_mut())
             .await

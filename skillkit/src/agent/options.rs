@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::agent::script::ScriptOptions;
-use crate::agent::{ApprovalPolicy, History, TrustPolicy};
+use crate::agent::{ApprovalPolicy, CompactionPolicy, History, TrustPolicy};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
 use crate::llm::Registry;
@@ -70,6 +70,7 @@ pub struct AgentOptions {
     pub(crate) mcp_output_limit: usize,
     pub(crate) listing_budget: Option<usize>,
     pub(crate) pinned: Arc<[String]>,
+    pub(crate) compaction: CompactionPolicy,
 }
 
 impl AgentOptions {
@@ -102,6 +103,7 @@ impl AgentOptions {
             mcp_output_limit: DEFAULT_MCP_OUTPUT_LIMIT,
             listing_budget: None,
             pinned: Arc::new([]),
+            compaction: CompactionPolicy::default(),
         }
     }
 
@@ -317,6 +319,21 @@ impl AgentOptions {
     /// ```
     pub fn pin_skills<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.pinned = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How the conversation is kept within the model's context window: by
+    /// default it is compacted past
+    /// [`DEFAULT_COMPACT_AT_PERCENT`](crate::agent::DEFAULT_COMPACT_AT_PERCENT)
+    /// of the window, keeping the skills in use (see [`CompactionPolicy`]).
+    ///
+    /// ```
+    /// use skillkit::agent::CompactionPolicy;
+    /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
+    /// let options = options.compaction(CompactionPolicy::new().context_window(32_768));
+    /// ```
+    pub fn compaction(mut self, policy: CompactionPolicy) -> Self {
+        self.compaction = policy;
         self
     }
 

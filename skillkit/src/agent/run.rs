@@ -11,6 +11,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::agent::compact::How;
+use crate::agent::context::{ContextUse, Meter, request_chars, view};
 use crate::agent::listing::{Prompts, default_listing_budget};
 use crate::agent::script::Scripts;
 use crate::agent::session::Saved;
@@ -43,6 +45,8 @@ pub(crate) struct Runtime {
     pub(crate) tool_timeout: Duration,
     /// The listing budget set in the options, over each model's default.
     pub(crate) listing_budget: Option<usize>,
+    /// When and how conversations are compacted.
+    pub(crate) compaction: crate::agent::CompactionPolicy,
     /// The skills the application pins in the listing.
     pub(crate) pinned: Arc<[String]>,
     /// `max_turns` set in the options, over each definition's.
@@ -119,9 +123,34 @@ pub(crate) struct AgentRun {
     pub(crate) tools: Cache,
     /// The last turn's system prompt, when the listing is over its budget.
     pub(crate) prompts: Prompts,
+    /// Characters to tokens, as the model counts them.
+    pub(crate) meter: Meter,
+    /// The token counts of the last model request, when it reported them.
+    pub(crate) last_usage: Option<Usage>,
 }
 
 impl AgentRun {
+    /// A new agent of the conversation `runtime` runs, at `path`.
+    pub(crate) fn new(
+        runtime: Arc<Runtime>,
+        definition: Arc<AgentDefinition>,
+        path: AgentPath,
+        model: Model,
+    ) -> AgentRun {
+        AgentRun {
+            max_turns: max_turns(&runtime, &definition),
+            runtime,
+            definition,
+            path,
+            model,
+            total: Usage::default(),
+            tools: Cache::default(),
+            prompts: Prompts::default(),
+            meter: Meter::default(),
+            last_usage: None,
+        }
+    }
+
     /// Answers `text`: appends it to `history`, then runs turns until the
     /// model answers without tool calls, the turn limit, an error or
     /// `cancel`. The history stays valid whatever happens (every tool call
@@ -136,7 +165,10 @@ impl AgentRun {
         push(history, Message::user(text));
         for turn in 1..=self.max_turns {
             let span = tracing::info_span!("turn", agent = %self.path, turn);
-            let step = self.turn(history, cancel).instrument(span).await;
+            let step = self
+                .turn(history, cancel, saved.as_deref_mut())
+                .instrument(span)
+                .await;
             // Each turn's messages reach the session as the turn completes.
             if let Some(saved) = saved.as_deref_mut()
                 && let Err(error) = saved.save(history).await
@@ -156,13 +188,56 @@ impl AgentRun {
         })
     }
 
-    async fn turn(&mut self, history: &Mutex<History>, cancel: &CancellationToken) -> Step {
+    async fn turn(
+        &mut self,
+        history: &Mutex<History>,
+        cancel: &CancellationToken,
+        saved: Option<&mut Saved>,
+    ) -> Step {
         let (snapshot, tools) = self.tools().await;
-        let request = self.request(history, &snapshot, &tools);
+        let mut request = self.request(history, &snapshot, &tools);
+        let mut chars = request_chars("", &request.messages, &request.tools);
+        let fixed = request_chars(
+            "",
+            &request.messages[..usize::from(has_system(&request))],
+            &request.tools,
+        );
+        // Past the share of the window, unless the conversation itself is
+        // small (a system prompt and tools that alone fill the window are
+        // not helped by compacting, again and again).
+        let compact_at = self.compact_at();
+        if self.runtime.compaction.on
+            && self.meter.tokens(chars) > compact_at
+            && self.meter.tokens(chars - fixed) > compact_at / 4
+        {
+            match self.compact(history, saved, How::Auto, fixed, cancel).await {
+                Ok(compaction) => {
+                    self.emit(EventKind::Compacted(compaction));
+                    request = self.request(history, &snapshot, &tools);
+                    chars = request_chars("", &request.messages, &request.tools);
+                }
+                Err(AgentError::Stopped) => return Step::Done(Outcome::Cancelled),
+                Err(error) => {
+                    tracing::warn!("{error}");
+                    self.emit(EventKind::Warning {
+                        message: format!("{error}; the request is sent as it is"),
+                    });
+                }
+            }
+        }
+        self.last_usage = None;
         let message = match self.stream(request, &tools, cancel).await {
             Ok(message) => message,
             Err(outcome) => return Step::Done(outcome),
         };
+        if let Some(usage) = self.last_usage.take() {
+            let tokens = self.meter.measured(chars, &usage);
+            self.emit(EventKind::Context(ContextUse {
+                tokens,
+                window: self.window() as u64,
+                compact_at: self.runtime.compaction.on.then(|| self.compact_at()),
+            }));
+        }
         self.emit(EventKind::TurnComplete {
             message: message.clone(),
         });
@@ -197,7 +272,7 @@ impl AgentRun {
     /// This turn's tools: rebuilt from a fresh catalog snapshot, unless the
     /// snapshot holds exactly the skills, tools and sub-agents of the last
     /// turn's.
-    async fn tools(&self) -> (Snapshot, Arc<ToolSet>) {
+    pub(super) async fn tools(&self) -> (Snapshot, Arc<ToolSet>) {
         #[cfg(feature = "mcp-client")]
         let (snapshot, mcp) = futures::join!(
             self.runtime.catalog.snapshot(),
@@ -240,24 +315,29 @@ impl AgentRun {
         snapshot: &Snapshot,
         tools: &Arc<ToolSet>,
     ) -> Request {
-        let history = history.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut messages = Vec::with_capacity(history.messages.len() + 1);
+        let seen = view(
+            &history
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .messages,
+        );
+        let mut messages = Vec::with_capacity(seen.len() + 1);
         let catalog = &self.runtime.catalog;
         let system = self.prompts.get(
             tools.listing.as_ref(),
             &tools.system,
             &tools.activatable,
-            &history.messages,
+            &seen,
             &self.runtime.pinned,
             |query, limit| catalog.search_words(snapshot, query, limit),
         );
         if !system.is_empty() {
             messages.push(Message::system(system));
         }
-        messages.extend(history.messages.iter().map(|message| {
+        messages.extend(seen.into_iter().map(|message| {
             match message {
                 Message::Assistant(assistant) => Message::Assistant(AssistantMessage {
-                    text: assistant.text.clone(),
+                    text: assistant.text,
                     tool_calls: assistant
                         .tool_calls
                         .iter()
@@ -270,14 +350,18 @@ impl AgentRun {
                         })
                         .collect(),
                 }),
-                other => other.clone(),
+                other => other,
             }
         }));
+        let mut options = self.model.parsed.options.clone();
+        if let Some(clear) = self.server_clearing() {
+            options.clear_tool_uses.get_or_insert(clear);
+        }
         Request {
             model: self.model.parsed.model.clone(),
             messages,
             tools: tools.definitions.clone(),
-            options: self.model.parsed.options.clone(),
+            options,
         }
     }
 
@@ -290,6 +374,11 @@ impl AgentRun {
 enum Step {
     Continue,
     Done(Outcome),
+}
+
+/// Whether `request` begins with a system prompt.
+fn has_system(request: &Request) -> bool {
+    matches!(request.messages.first(), Some(Message::System { .. }))
 }
 
 /// The turn limit of `definition` in `runtime`.

@@ -390,6 +390,46 @@ impl Saved {
         history.messages.extend(ours);
     }
 
+    /// Writes the messages of `history` the store does not hold yet, over
+    /// the version last read: `false` when another writer appended
+    /// meanwhile (nothing written, `history` unchanged), for a caller whose
+    /// messages only make sense over what it read (a compaction).
+    pub(crate) async fn commit(
+        &mut self,
+        history: &std::sync::Mutex<crate::agent::History>,
+    ) -> Result<bool, SessionError> {
+        let new: Vec<Message> = {
+            let history = history
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            history.messages[self.saved.min(history.messages.len())..].to_vec()
+        };
+        if new.is_empty() {
+            return Ok(true);
+        }
+        match self.store.append(&self.id, self.version, &new).await {
+            Ok(version) => {
+                self.wrote(version, new.len()).await?;
+                Ok(true)
+            }
+            Err(SessionError::Stale { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Records that `count` messages were written, the session now at
+    /// `version`; names the agent at the session's first write.
+    async fn wrote(&mut self, version: u64, count: usize) -> Result<(), SessionError> {
+        let first = self.version == 0;
+        self.version = version;
+        self.saved += count;
+        if first {
+            let meta = SessionMeta::default().agent(self.agent.clone());
+            self.store.describe(&self.id, &meta).await?;
+        }
+        Ok(())
+    }
+
     /// Writes the messages of `history` the store does not hold yet. When
     /// another writer added to the session meanwhile, its items are read
     /// and put before ours in `history`, and ours written after them.
@@ -408,16 +448,7 @@ impl Saved {
                 return Ok(());
             }
             match self.store.append(&self.id, self.version, &new).await {
-                Ok(version) => {
-                    let first = self.version == 0;
-                    self.version = version;
-                    self.saved += new.len();
-                    if first {
-                        let meta = SessionMeta::default().agent(self.agent.clone());
-                        self.store.describe(&self.id, &meta).await?;
-                    }
-                    return Ok(());
-                }
+                Ok(version) => return self.wrote(version, new.len()).await,
                 Err(SessionError::Stale { .. }) => {
                     let theirs = self.store.load(&self.id, None).await?;
                     self.adopt(history, theirs);

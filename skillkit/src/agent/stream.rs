@@ -75,6 +75,7 @@ impl AgentRun {
                 }
                 Some(Event::Usage(usage)) => {
                     self.total += usage;
+                    self.last_usage = Some(usage);
                     self.emit(EventKind::Usage {
                         request: usage,
                         total: self.total,

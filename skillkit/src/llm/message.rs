@@ -34,6 +34,12 @@ pub enum Message {
     Assistant(AssistantMessage),
     /// The result of one tool call.
     ToolResult(ToolResult),
+    /// Where a compacted conversation starts again: a summary of what came
+    /// before, the skills still in use, and the tool results cleared. An
+    /// agent sends the model the history from the last compaction with a
+    /// summary on; adapters send its [`text`](Compaction::text) as a user
+    /// message.
+    Compaction(Compaction),
 }
 
 impl Message {
@@ -94,6 +100,118 @@ impl Message {
             content: content.into(),
             is_error: true,
         })
+    }
+}
+
+/// A compaction point of a conversation: what an agent keeps when its
+/// history passes the model's context budget.
+///
+/// With a [`summary`](Self::summary), it replaces everything before it but
+/// its last [`kept`](Self::kept) messages: the model is sent the summary and
+/// the skills re-attached, then those messages, then what follows. Without
+/// one, it only clears the results of the tool calls named in
+/// [`cleared`](Self::cleared) from what the model is sent. The history keeps
+/// every message either way.
+///
+/// ```
+/// use skillkit::llm::{Compaction, KeptSkill};
+/// let compaction = Compaction {
+///     summary: Some("The user is planning a trip to Lisbon.".into()),
+///     skills: vec![KeptSkill { name: "travel:plan".into(), content: "Plan day by day.".into(), cut: false }],
+///     left_out: vec!["travel:visa".into()],
+///     ..Compaction::default()
+/// };
+/// let text = compaction.text();
+/// assert!(text.contains("trip to Lisbon") && text.contains("Plan day by day."));
+/// assert!(text.contains("travel:visa"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Compaction {
+    /// The model's summary of the conversation before this point; `None`
+    /// when this compaction only cleared tool results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The skills still in use, re-attached after the summary, latest
+    /// activation first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<KeptSkill>,
+    /// Skills in use that did not fit the re-attachment budget: the model is
+    /// told their names, to activate them again if it needs them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// How many messages right before this one stay as they are after the
+    /// summary (the message being answered and its turns so far).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kept: usize,
+    /// The tool calls whose results are cleared from what the model is sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleared: Vec<String>,
+    /// The estimated size of the model's context before, in tokens.
+    #[serde(default)]
+    pub tokens_before: u64,
+    /// The estimated size after, in tokens.
+    #[serde(default)]
+    pub tokens_after: u64,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A skill re-attached at a compaction: the text its latest activation
+/// returned.
+///
+/// ```
+/// let kept = skillkit::llm::KeptSkill { name: "a:b".into(), content: "Do it.".into(), cut: false };
+/// assert_eq!(kept.name, "a:b");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeptSkill {
+    /// The skill's full name.
+    pub name: String,
+    /// What its activation returned, whole or cut to the budget of one
+    /// skill.
+    pub content: String,
+    /// Whether `content` was cut to the budget (the text then says so).
+    #[serde(default)]
+    pub cut: bool,
+}
+
+impl Compaction {
+    /// What the model is sent in place of the conversation before this
+    /// point: the summary, the skills re-attached, and a line naming any
+    /// skill in use left out. Empty for a compaction without a summary.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::llm::Compaction::default().text(), "");
+    /// ```
+    pub fn text(&self) -> String {
+        let Some(summary) = &self.summary else {
+            return String::new();
+        };
+        let mut text = format!(
+            "This conversation was compacted to fit the context window. A summary of it \
+             so far:\n\n<conversation_summary>\n{}\n</conversation_summary>",
+            summary.trim()
+        );
+        if !self.skills.is_empty() {
+            text.push_str(
+                "\n\nThese skills were activated before and are still in use; their \
+                 instructions, as their latest activation returned them, still apply:",
+            );
+            for skill in &self.skills {
+                text.push_str("\n\n");
+                text.push_str(&skill.content);
+            }
+        }
+        if !self.left_out.is_empty() {
+            text.push_str(&format!(
+                "\n\n[Skills in use left out of this compaction for lack of room: {}. \
+                 Call activate_skill again for any of them you still need.]",
+                self.left_out.join(", ")
+            ));
+        }
+        text
     }
 }
 

@@ -56,9 +56,9 @@ pub use crate::retry::RetryPolicy;
 pub use adapter::{Adapter, EventStream};
 pub use error::LlmError;
 pub use event::{Accumulator, Event, StopReason, Streamable, Usage};
-pub use message::{AssistantMessage, Message, ToolCall, ToolResult};
+pub use message::{AssistantMessage, Compaction, KeptSkill, Message, ToolCall, ToolResult};
 pub use registry::{ModelUri, Registry};
-pub use request::{ApiKey, Options, Request, ToolDefinition};
+pub use request::{ApiKey, ClearToolUses, Options, Request, ToolDefinition};
 pub use response::Response;
 pub use scripted::{Reply, Scripted};
 

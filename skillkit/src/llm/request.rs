@@ -113,6 +113,33 @@ pub struct Options {
     pub prompt_caching: Option<bool>,
     /// The API key, overriding the adapter's and the environment's.
     pub api_key: Option<ApiKey>,
+    /// Ask the vendor to clear old tool results from the context itself
+    /// (Anthropic's `clear_tool_uses` context edit); adapters without such
+    /// an edit ignore it.
+    pub clear_tool_uses: Option<ClearToolUses>,
+}
+
+/// Old tool results the vendor clears from the context itself, once the
+/// input passes `trigger_tokens`, keeping the latest `keep` tool uses and
+/// every use of `exclude_tools` (Anthropic's `clear_tool_uses_20250919`
+/// context edit).
+///
+/// ```
+/// use skillkit::llm::{ClearToolUses, Options};
+/// let options = Options {
+///     clear_tool_uses: Some(ClearToolUses { trigger_tokens: 100_000, keep: 3, exclude_tools: vec!["activate_skill".into()] }),
+///     ..Default::default()
+/// };
+/// assert_eq!(options.clear_tool_uses.unwrap().keep, 3);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClearToolUses {
+    /// Input tokens past which results are cleared.
+    pub trigger_tokens: u64,
+    /// How many of the latest tool uses keep their results.
+    pub keep: u32,
+    /// Tools whose results are never cleared.
+    pub exclude_tools: Vec<String>,
 }
 
 impl Options {
@@ -132,6 +159,9 @@ impl Options {
             stop_sequences: self.stop_sequences.or_else(|| lower.stop_sequences.clone()),
             prompt_caching: self.prompt_caching.or(lower.prompt_caching),
             api_key: self.api_key.or_else(|| lower.api_key.clone()),
+            clear_tool_uses: self
+                .clear_tool_uses
+                .or_else(|| lower.clear_tool_uses.clone()),
         }
     }
 }

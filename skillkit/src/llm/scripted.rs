@@ -342,6 +342,7 @@ fn words_in(request: &Request) -> u64 {
             Message::System { text } | Message::User { text } => words(text),
             Message::Assistant(a) => words(&a.text),
             Message::ToolResult(r) => words(&r.content),
+            Message::Compaction(c) => words(&c.text()),
         })
         .sum()
 }

@@ -30,6 +30,15 @@ pub(crate) fn encode(
                 role: Role::User,
                 content: vec![text_block(text)],
             }),
+            Message::Compaction(compaction) => {
+                let text = compaction.text();
+                if !text.is_empty() {
+                    turns.push(MessageParam {
+                        role: Role::User,
+                        content: vec![text_block(&text)],
+                    });
+                }
+            }
             Message::Assistant(assistant) => {
                 let mut content = Vec::new();
                 if !assistant.text.is_empty() {
@@ -97,6 +106,14 @@ pub(crate) fn encode(
         top_k: options.top_k,
         stop_sequences: options.stop_sequences.clone(),
         stream: true,
+        context_management: options.clear_tool_uses.as_ref().map(|clear| {
+            serde_json::json!({"edits": [{
+                "type": "clear_tool_uses_20250919",
+                "trigger": {"type": "input_tokens", "value": clear.trigger_tokens},
+                "keep": {"type": "tool_uses", "value": clear.keep},
+                "exclude_tools": clear.exclude_tools,
+            }]})
+        }),
     }
 }
 

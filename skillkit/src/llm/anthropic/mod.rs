@@ -32,6 +32,8 @@ pub const DEFAULT_MODEL: &str = "claude-sonnet-4-6";
 /// `max_tokens` when neither the request nor the URI sets it (the API requires one).
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 const API_VERSION: &str = "2023-06-01";
+/// The beta that lets the API edit the context (`context_management`).
+const CONTEXT_MANAGEMENT: &str = "context-management-2025-06-27";
 
 /// The Anthropic adapter: `POST {base_url}/v1/messages` with `stream: true`.
 ///
@@ -290,6 +292,12 @@ impl Adapter for Anthropic {
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        if body.context_management.is_some() {
+            headers.insert(
+                "anthropic-beta",
+                HeaderValue::from_static(CONTEXT_MANAGEMENT),
+            );
+        }
         let request = HttpRequest {
             provider: "anthropic",
             model,

@@ -33,6 +33,9 @@ pub struct MessagesRequest {
     pub stop_sequences: Option<Vec<String>>,
     /// Always `true` here: the answer comes as server-sent events.
     pub stream: bool,
+    /// Edits the API makes to the context (beta `context-management-2025-06-27`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_management: Option<serde_json::Value>,
 }
 
 /// One turn of the conversation.

@@ -28,12 +28,17 @@ pub(crate) fn encode(
 ) -> ChatRequest {
     let messages = messages
         .iter()
+        // A compaction that only cleared tool results sends nothing.
+        .filter(|message| !matches!(message, Message::Compaction(c) if c.summary.is_none()))
         .map(|message| match message {
             Message::System { text } => ChatMessage::System {
                 content: text.clone(),
             },
             Message::User { text } => ChatMessage::User {
                 content: text.clone(),
+            },
+            Message::Compaction(compaction) => ChatMessage::User {
+                content: compaction.text(),
             },
             Message::Assistant(assistant) => ChatMessage::Assistant {
                 content: match assistant.text.is_empty() && !assistant.tool_calls.is_empty() {
