@@ -4,13 +4,15 @@
 //! * `file/append`: one item appended (`FileSessionStore`: the last line
 //!   read for the version, the line appended and synced) vs.
 //!   `file/floor_append`: open, write one line, `fdatasync`;
-//! * `file/load`: the whole session read vs. `file/floor_read`: the file
-//!   read (no parsing);
+//! * `file/load`: the whole session read vs. `file/floor_decode`: the file
+//!   read and each line decoded into a `Message` (what any store of JSON
+//!   items must do), and `file/floor_read`: the bytes alone;
 //! * `sqlite/append`: one item appended through `Sql` (a compare-and-set
 //!   of the version, the row, a commit) vs. `sqlite/floor_insert`: one
-//!   `INSERT` (autocommit) on a pool of its own;
+//!   `INSERT` (autocommit) on a pool of its own, with the store's journal
+//!   (WAL, `synchronous = NORMAL`);
 //! * `sqlite/load`: the whole session read vs. `sqlite/floor_select`: one
-//!   `SELECT` of the same rows.
+//!   `SELECT` of the same rows, each decoded into a `Message`.
 //!
 //! Run: `cargo bench -p skill-kit --features sql --bench sessions`.
 
@@ -18,7 +20,7 @@ use std::hint::black_box;
 use std::io::Write;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use skillkit::agent::session::{FileSessionStore, SessionStore};
+use skillkit::agent::session::{FileSessionStore, SessionItem, SessionStore};
 use skillkit::llm::Message;
 
 const ITEMS: usize = 10_000;
@@ -83,6 +85,17 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(rt.block_on(files.load("big", None)).expect("load")))
     });
     let path = dir.path().join("files").join("big.jsonl");
+    group.bench_function("floor_decode", |b| {
+        b.iter(|| {
+            let bytes = std::fs::read(&path).expect("read");
+            let items: Vec<SessionItem> = bytes
+                .split(|&b| b == b'\n')
+                .filter(|line| !line.is_empty())
+                .map(|line| serde_json::from_slice(line).expect("a line"))
+                .collect();
+            black_box(items)
+        })
+    });
     group.bench_function("floor_read", |b| {
         b.iter(|| black_box(std::fs::read(&path).expect("read")))
     });
@@ -95,8 +108,12 @@ fn bench(c: &mut Criterion) {
     );
     let sql = skillkit::Sql::open(&url).expect("open");
     let mut version = rt.block_on(fill(&sql));
+    let floor_options = <sqlx::sqlite::SqliteConnectOptions as std::str::FromStr>::from_str(&url)
+        .expect("the floor's URL")
+        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+        .synchronous(sqlx::sqlite::SqliteSynchronous::Normal);
     let pool = rt
-        .block_on(sqlx::SqlitePool::connect(&url))
+        .block_on(sqlx::SqlitePool::connect_with(floor_options))
         .expect("the floor's pool");
     rt.block_on(
         sqlx::query("CREATE TABLE IF NOT EXISTS floor (session TEXT, seq BIGINT, message TEXT)")
@@ -141,7 +158,11 @@ fn bench(c: &mut Criterion) {
                     .fetch_all(&pool),
                 )
                 .expect("select");
-            black_box(rows)
+            let items: Vec<Message> = rows
+                .iter()
+                .map(|(_, text)| serde_json::from_str(text).expect("a row"))
+                .collect();
+            black_box(items)
         })
     });
     group.finish();
