@@ -38,11 +38,11 @@ mod serve;
 mod sessions;
 mod show;
 mod sources;
+mod telemetry;
 mod trust;
 mod validate;
 mod view;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -375,14 +375,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    if std::env::var_os("RUST_LOG").is_some() {
-        tracing_subscriber::fmt()
-            .with_ansi(std::io::stderr().is_terminal())
-            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-            .with_writer(std::io::stderr)
-            .init();
-    }
     let cli = Cli::parse();
+    // Kept to the end: dropping it sends the spans and metrics left.
+    let _export = telemetry::start();
     let global = cli.global;
     let result = match cli.command {
         Command::Validate { paths, json } => return validate::run(&paths, json),

@@ -80,6 +80,7 @@ pub mod search;
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub use agent::script;
 pub mod skill;
+pub mod telemetry;
 pub mod tool;
 
 pub use agent_definition::AgentDefinition;

@@ -7,6 +7,7 @@ pub mod embeddings;
 pub mod github;
 pub mod llm;
 pub mod mcp_server;
+pub mod otlp;
 pub mod peers;
 pub mod postgres;
 pub mod sessions;

@@ -30,9 +30,15 @@ pub fn pieces(chunks: &[&[u8]]) -> Vec<Vec<u8>> {
     chunks.iter().map(|chunk| chunk.to_vec()).collect()
 }
 
-/// Every event of a stream that needs no runtime (a replay).
+/// Every event of a stream that needs no runtime (a replay), but the
+/// answer's id and model ([`Event::Started`], asserted on its own).
 pub fn collect(events: EventStream) -> Vec<Event> {
-    futures::executor::block_on(events.collect())
+    without_started(futures::executor::block_on(events.collect()))
+}
+
+fn without_started(mut events: Vec<Event>) -> Vec<Event> {
+    events.retain(|event| !matches!(event, Event::Started { .. }));
+    events
 }
 
 /// A usage event with input and output tokens only.
@@ -49,8 +55,14 @@ pub fn done(stop_reason: StopReason) -> Event {
     Event::Done { stop_reason }
 }
 
-/// Every event of a stream.
+/// Every event of a stream, but the answer's id and model
+/// ([`Event::Started`], asserted on its own).
 pub async fn drain(stream: EventStream) -> Vec<Event> {
+    without_started(stream.collect().await)
+}
+
+/// Every event of a stream, [`Event::Started`] included.
+pub async fn drain_all(stream: EventStream) -> Vec<Event> {
     stream.collect().await
 }
 

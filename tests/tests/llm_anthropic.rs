@@ -319,6 +319,7 @@ async fn dropping_the_stream_closes_the_connection() {
         .stream(Request::new(vec![Message::user("Hi")]))
         .await
         .unwrap();
+    assert!(matches!(stream.next().await, Some(Event::Started { .. })));
     assert_eq!(stream.next().await, Some(Event::delta("Bonjour")));
     drop(stream);
     assert!(

@@ -260,3 +260,23 @@ async fn http_errors_carry_the_servers_message() {
         Ok(_) => panic!("a 404 must fail"),
     }
 }
+
+/// The completion's id and model come first, once (for traces).
+#[test]
+fn the_answer_s_id_and_model_come_first_once() {
+    let events = futures::executor::block_on(futures::StreamExt::collect::<Vec<_>>(
+        OpenAi::replay(support::pieces(&[&fixture("openai", "text")])),
+    ));
+    assert_eq!(
+        events[0],
+        Event::Started {
+            id: "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG".into(),
+            model: "gpt-4o-2024-08-06".into()
+        }
+    );
+    let started = events
+        .iter()
+        .filter(|e| matches!(e, Event::Started { .. }))
+        .count();
+    assert_eq!(started, 1);
+}

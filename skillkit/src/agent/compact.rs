@@ -16,7 +16,7 @@ use std::sync::{Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::activate::ACTIVATE_SKILL;
-use crate::agent::context::{self, CLEARED, chars, view};
+use crate::agent::context::{CLEARED, chars, view_owned};
 use crate::agent::run::AgentRun;
 use crate::agent::session::Saved;
 use crate::agent::{AgentError, EventKind, History, context_window};
@@ -216,15 +216,10 @@ const SUMMARISE: &str = "You summarise a conversation between a user and an AI a
 const INPUT_CHARS: usize = 500;
 
 impl AgentRun {
-    /// The context window of this agent's model, in tokens.
+    /// The context window of this agent's model, in tokens (known once the
+    /// agent is made: [`window_of`]).
     pub(crate) fn window(&self) -> usize {
-        self.runtime.compaction.window.unwrap_or_else(|| {
-            let model = match self.model.parsed.model.as_str() {
-                "" => self.model.adapter.default_model().unwrap_or(""),
-                model => model,
-            };
-            context_window(model).unwrap_or(DEFAULT_CONTEXT_WINDOW)
-        })
+        self.window
     }
 
     /// The size, in tokens, past which the conversation is compacted.
@@ -253,7 +248,7 @@ impl AgentRun {
         cancel: &CancellationToken,
     ) -> Result<Compaction, AgentError> {
         let (_, tools) = self.tools().await;
-        let fixed = tools.system.len() + context::request_chars("", &[], &tools.definitions);
+        let fixed = tools.system.len() + tools.definitions_chars;
         self.compact(history, saved, How::Manual(instructions), fixed, cancel)
             .await
     }
@@ -316,7 +311,7 @@ impl AgentRun {
         cancel: &CancellationToken,
     ) -> Result<Compaction, AgentError> {
         let policy = self.runtime.compaction.clone();
-        let seen = view(messages);
+        let seen = view_owned(messages);
         if !seen.iter().any(|m| !matches!(m, Message::Compaction(_))) {
             return Err(AgentError::Compaction(
                 "there is nothing new to compact".into(),
@@ -432,6 +427,18 @@ impl AgentRun {
             false => Ok(summary),
         }
     }
+}
+
+/// The context window of `model` under `policy`, in tokens: the policy's,
+/// else the model's, else [`DEFAULT_CONTEXT_WINDOW`].
+pub(crate) fn window_of(policy: &CompactionPolicy, model: &crate::agent::run::Model) -> usize {
+    policy.window.unwrap_or_else(|| {
+        let name = match model.parsed.model.as_str() {
+            "" => model.adapter.default_model().unwrap_or(""),
+            name => name,
+        };
+        context_window(name).unwrap_or(DEFAULT_CONTEXT_WINDOW)
+    })
 }
 
 /// Why a compaction is made.

@@ -8,9 +8,12 @@
 //! writes over the characters it held), so a model whose tokenizer counts
 //! differently is measured by its own counts.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde::Serialize;
+
+use serde_json::Value;
 
 use crate::agent::CHARS_PER_TOKEN;
 use crate::llm::{Message, ToolDefinition, ToolResult, Usage};
@@ -55,7 +58,7 @@ impl ContextUse {
 /// a summary (that compaction, then the messages it kept), with the results
 /// of cleared tool calls replaced by [`CLEARED`], and no compaction that
 /// only cleared.
-pub(crate) fn view(history: &[Message]) -> Vec<Message> {
+pub(crate) fn view(history: &[Message]) -> Vec<Cow<'_, Message>> {
     let summary = history
         .iter()
         .rposition(|message| matches!(message, Message::Compaction(c) if c.summary.is_some()));
@@ -78,21 +81,26 @@ pub(crate) fn view(history: &[Message]) -> Vec<Message> {
         .collect();
     let mut view = Vec::with_capacity(history.len() - from + 1);
     if let Some(at) = head {
-        view.push(history[at].clone());
+        view.push(Cow::Borrowed(&history[at]));
     }
     for message in &history[from..] {
         match message {
             Message::Compaction(_) => continue,
             Message::ToolResult(result) if cleared.contains(result.tool_call_id.as_str()) => {
-                view.push(Message::ToolResult(ToolResult {
+                view.push(Cow::Owned(Message::ToolResult(ToolResult {
                     content: CLEARED.to_owned(),
                     ..result.clone()
-                }));
+                })));
             }
-            other => view.push(other.clone()),
+            other => view.push(Cow::Borrowed(other)),
         }
     }
     view
+}
+
+/// The messages of [`view`], owned.
+pub(crate) fn view_owned(history: &[Message]) -> Vec<Message> {
+    view(history).into_iter().map(Cow::into_owned).collect()
 }
 
 /// The characters of `message` a request carries.
@@ -104,7 +112,7 @@ pub(crate) fn chars(message: &Message) -> usize {
                 + assistant
                     .tool_calls
                     .iter()
-                    .map(|call| call.name.len() + call.input.to_string().len() + call.id.len())
+                    .map(|call| call.name.len() + json_len(&call.input) + call.id.len())
                     .sum::<usize>()
         }
         Message::ToolResult(result) => result.content.len() + result.tool_call_id.len(),
@@ -112,16 +120,33 @@ pub(crate) fn chars(message: &Message) -> usize {
     }
 }
 
-/// The characters of a request of `system`, `messages` and `tools`.
-pub(crate) fn request_chars(system: &str, messages: &[Message], tools: &[ToolDefinition]) -> usize {
-    system.len()
-        + messages.iter().map(chars).sum::<usize>()
-        + tools
-            .iter()
-            .map(|tool| {
-                tool.name.len() + tool.description.len() + tool.input_schema.to_string().len()
-            })
-            .sum::<usize>()
+/// The characters of `tools`' definitions.
+pub(crate) fn tools_chars(tools: &[ToolDefinition]) -> usize {
+    tools
+        .iter()
+        .map(|tool| tool.name.len() + tool.description.len() + json_len(&tool.input_schema))
+        .sum()
+}
+
+/// About the length of `value` written as JSON, without writing it (the
+/// estimate runs before every request).
+fn json_len(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => match n.as_u64() {
+            Some(n) => n.checked_ilog10().unwrap_or(0) as usize + 1,
+            None => 10,
+        },
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|v| json_len(v) + 1).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(key, v)| key.len() + 4 + json_len(v))
+                .sum::<usize>()
+        }
+    }
 }
 
 /// Turns characters into tokens: [`CHARS_PER_TOKEN`] until the model reports
@@ -184,7 +209,15 @@ mod tests {
     #[test]
     fn a_history_without_compaction_is_its_own_view() {
         let history = vec![Message::user("a"), Message::assistant("b", vec![])];
-        assert_eq!(view(&history), history);
+        assert_eq!(view_owned(&history), history);
+    }
+
+    #[test]
+    fn the_estimate_of_json_is_near_its_length() {
+        let value = serde_json::json!({"path": "notes/today.md", "lines": [1, 2, 3], "all": true});
+        let real = value.to_string().len();
+        let estimate = json_len(&value);
+        assert!(estimate.abs_diff(real) * 4 <= real, "{estimate} for {real}");
     }
 
     #[test]
@@ -199,7 +232,7 @@ mod tests {
             summary(2, &["c1"]),
             Message::assistant("after", vec![]),
         ];
-        let view = view(&history);
+        let view = view_owned(&history);
         assert_eq!(view.len(), 4, "{view:?}");
         assert!(matches!(&view[0], Message::Compaction(c) if c.kept == 2));
         assert_eq!(view[1], Message::user("current"));
@@ -216,7 +249,7 @@ mod tests {
             clearing(&["c1"]),
             Message::user("b"),
         ];
-        let view = view(&history);
+        let view = view_owned(&history);
         assert_eq!(view.len(), 4);
         assert!(matches!(&view[1], Message::ToolResult(r) if r.content == CLEARED));
         assert!(matches!(&view[2], Message::ToolResult(r) if r.content == "two"));

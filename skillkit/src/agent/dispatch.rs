@@ -166,49 +166,43 @@ async fn run_found(
         }
         (_, verdict) => verdict,
     };
+    let span = tracing::Span::current();
+    let decided = |decision: &str| {
+        span.record(crate::telemetry::attr::APPROVAL, decision);
+    };
     match verdict {
-        Approval::Allow => {}
-        Approval::Deny(reason) => return Err(format!("the call was denied: {reason}")),
-        Approval::Ask => match host.ask(&request, InputKind::Approval).await? {
-            Decision::Approve | Decision::Answer(Value::Bool(true)) => {}
-            Decision::Deny { reason } => {
-                return Err(format!("the user denied the call: {reason}"));
+        Approval::Allow => decided("allow"),
+        Approval::Deny(reason) => {
+            decided("deny");
+            return Err(format!("the call was denied: {reason}"));
+        }
+        Approval::Ask => {
+            let asked = std::time::Instant::now();
+            let decision = host.ask(&request, InputKind::Approval).await;
+            span.record(
+                crate::telemetry::attr::APPROVAL_WAIT,
+                asked.elapsed().as_secs_f64(),
+            );
+            match decision? {
+                Decision::Approve | Decision::Answer(Value::Bool(true)) => decided("approved"),
+                Decision::Deny { reason } => {
+                    decided("denied");
+                    return Err(format!("the user denied the call: {reason}"));
+                }
+                Decision::Answer(_) => {
+                    decided("denied");
+                    return Err("the user denied the call".to_owned());
+                }
             }
-            Decision::Answer(_) => return Err("the user denied the call".to_owned()),
-        },
+        }
     }
     let (skill, tool, kit_metadata) = match found.target {
         Target::Activate => {
             let (skill, arguments) = tools.activatable.load(&call.input).await?;
-            let written = skill.body.read().map_err(|e| e.to_string())?;
-            // `!`command`` runs only where scripts are enabled, and only as
-            // the file has it: the arguments and the other values are
-            // substituted afterwards, around what the commands printed.
-            let outputs = match host.scripts() {
-                Some(scripts) => {
-                    let always_ask = tools.untrusted.contains(skill.name.as_ref());
-                    script::expand(&written, skill, scripts, host, &call.id, always_ask).await
-                }
-                None => Vec::new(),
-            };
-            let session = host.session_id().filter(|s| !s.is_empty());
-            let body = skill.render_pieces(&script::pieces(&written, &outputs), arguments, session);
-            if let Some(allowed) = tools.grants.get(skill.name.as_ref()) {
-                host.grant(allowed);
-            }
-            if skill.forks()
-                && let Some(answer) = host.fork(skill, &body).await
-            {
-                return answer;
-            }
-            let mut content = activate::skill_content(skill, &body);
-            if let Some((_, schema)) = tools.callable.get(skill.name.as_ref()) {
-                let usage = crate::agent::call_skill::usage(&skill.name, schema);
-                if let Some(at) = content.rfind("</skill_content>") {
-                    content.insert_str(at, &usage);
-                }
-            }
-            return Ok(content);
+            let span = load_skill_span(skill);
+            return activate(tools, skill, arguments, call, host)
+                .instrument(span)
+                .await;
         }
         Target::Agent(definition) => return host.delegate(definition, &call.input).await,
         Target::Call => return Err("`call_skill` names no skill".to_owned()),
@@ -267,6 +261,62 @@ async fn run_found(
     finished(outcome)
 }
 
+/// `activate_skill`'s work once `skill` is found: its `!`command`` lines
+/// run where scripts are enabled, its body rendered with `arguments`, the
+/// tools it pre-approves granted, a forked skill run as a sub-agent.
+async fn activate(
+    tools: &ToolSet,
+    skill: &Arc<Skill>,
+    arguments: &str,
+    call: &ToolCall,
+    host: &impl Host,
+) -> Result<String, String> {
+    let written = skill.body.read().map_err(|e| e.to_string())?;
+    // `!`command`` runs only where scripts are enabled, and only as
+    // the file has it: the arguments and the other values are
+    // substituted afterwards, around what the commands printed.
+    let outputs = match host.scripts() {
+        Some(scripts) => {
+            let always_ask = tools.untrusted.contains(skill.name.as_ref());
+            script::expand(&written, skill, scripts, host, &call.id, always_ask).await
+        }
+        None => Vec::new(),
+    };
+    let session = host.session_id().filter(|s| !s.is_empty());
+    let body = skill.render_pieces(&script::pieces(&written, &outputs), arguments, session);
+    if let Some(allowed) = tools.grants.get(skill.name.as_ref()) {
+        host.grant(allowed);
+    }
+    if skill.forks()
+        && let Some(answer) = host.fork(skill, &body).await
+    {
+        return answer;
+    }
+    let mut content = activate::skill_content(skill, &body);
+    if let Some((_, schema)) = tools.callable.get(skill.name.as_ref()) {
+        let usage = crate::agent::call_skill::usage(&skill.name, schema);
+        if let Some(at) = content.rfind("</skill_content>") {
+            content.insert_str(at, &usage);
+        }
+    }
+    Ok(content)
+}
+
+/// The `load_skill` span of an activation of `skill` (the refinement of
+/// `execute_tool` the GenAI conventions are writing): its name, description
+/// and where it comes from, as a logical location, never a path.
+fn load_skill_span(skill: &Skill) -> tracing::Span {
+    tracing::info_span!(
+        "load_skill",
+        otel.name = %format_args!("load_skill {}", skill.name),
+        otel.kind = "internal",
+        gen_ai.operation.name = "load_skill",
+        gen_ai.skill.name = %skill.name,
+        gen_ai.skill.description = %skill.description,
+        gen_ai.skill.source.uri = %crate::telemetry::skill_uri(skill),
+    )
+}
+
 /// A finished call's outcome as the model's text.
 fn finished(outcome: ToolOutcome) -> Result<String, String> {
     match outcome {
@@ -302,8 +352,26 @@ impl AgentRun {
         let wire = tools.names.wire(&call.name);
         let found = tools.find(&wire);
         let name = found.as_ref().map_or(call.name.as_str(), Found::display);
-        let span =
-            tracing::info_span!("tool_call", agent = %self.path, tool = name, call_id = %call.id);
+        let tool_type = match found.as_ref().map(|found| found.target) {
+            #[cfg(feature = "mcp-client")]
+            Some(Target::Mcp(_)) => "extension",
+            _ => "function",
+        };
+        let span = super::spans::tool_span(&self.definition.name, name, &call.id, tool_type);
+        #[cfg(feature = "mcp-client")]
+        if let Some(Target::Mcp(_)) = found.as_ref().map(|found| found.target) {
+            // The server's prefix (`everything` of `everything__echo`): the
+            // name the application gave it, never its command line or URL.
+            let server = name.split_once("__").map_or(name, |(prefix, _)| prefix);
+            span.record(crate::telemetry::attr::MCP_SERVER, server);
+        }
+        let capture = crate::telemetry::capture_content() && !span.is_disabled();
+        if capture {
+            span.record(
+                crate::telemetry::attr::TOOL_CALL_ARGUMENTS,
+                call.input.to_string(),
+            );
+        }
         let dispatched = async {
             let Some(found) = &found else {
                 return Err(format!(
@@ -315,13 +383,19 @@ impl AgentRun {
             run(tools, found, call, self).await
         };
         let result = tokio::select! {
-            result = dispatched.instrument(span) => result,
+            result = dispatched.instrument(span.clone()) => result,
             () = cancel.cancelled() => Err("cancelled: the agent was stopped before this call finished".to_owned()),
         };
         let (content, is_error) = match result {
             Ok(content) => (content, false),
             Err(content) => (content, true),
         };
+        if capture {
+            span.record(crate::telemetry::attr::TOOL_CALL_RESULT, content.as_str());
+        }
+        if is_error {
+            crate::telemetry::fail(&span, "tool_error");
+        }
         self.emit(EventKind::ToolResult {
             id: call.id.clone(),
             name: name.to_owned(),

@@ -81,6 +81,24 @@ pub enum AgentError {
     },
 }
 
+impl AgentError {
+    /// What went wrong, in a few words a trace can group by (`error.type`).
+    pub(crate) fn kind(&self) -> String {
+        match self {
+            AgentError::Model { source, .. } => source.error_type(),
+            AgentError::Llm(error) => error.error_type(),
+            AgentError::MaxTurns { .. } => "max_turns".into(),
+            AgentError::Stopped => "stopped".into(),
+            AgentError::NoRuntime => "no_runtime".into(),
+            AgentError::Closed => "closed".into(),
+            AgentError::McpPrefix { .. } => "mcp_prefix".into(),
+            AgentError::Session(_) => "session".into(),
+            AgentError::Compaction(_) => "compaction".into(),
+            AgentError::NotWaiting { .. } => "not_waiting".into(),
+        }
+    }
+}
+
 impl From<LlmError> for AgentError {
     fn from(error: LlmError) -> Self {
         AgentError::Llm(Box::new(error))

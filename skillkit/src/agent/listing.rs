@@ -12,6 +12,7 @@
 //! (the catalog's search), then the others in catalog order; a last line
 //! says how many more exist and to find them with `search_skills`.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -217,10 +218,10 @@ impl Bounded {
 
 /// The skills of knowledge used in `messages` (activated, or whose scripts
 /// ran, or re-attached at a compaction), latest first, each once.
-fn used(messages: &[Message]) -> Vec<String> {
+fn used<M: Borrow<Message>>(messages: &[M]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for message in messages.iter().rev() {
-        let assistant = match message {
+        let assistant = match message.borrow() {
             Message::Assistant(assistant) => assistant,
             Message::Compaction(compaction) => {
                 for skill in &compaction.skills {
@@ -250,9 +251,9 @@ fn used(messages: &[Message]) -> Vec<String> {
 
 /// What the relevant skills are searched with: the latest three user
 /// messages, at most 2,000 characters, latest first.
-fn recent_query(messages: &[Message]) -> String {
+fn recent_query<M: Borrow<Message>>(messages: &[M]) -> String {
     let mut query = String::new();
-    let users = messages.iter().rev().filter_map(|m| match m {
+    let users = messages.iter().rev().filter_map(|m| match m.borrow() {
         Message::User { text } => Some(text.as_str()),
         _ => None,
     });
@@ -284,12 +285,12 @@ impl Prompts {
     /// every skill fits, and `system` is the prompt) and `activatable`, over
     /// `messages`, pinning `pinned`; `search` finds the skills relevant to a
     /// query.
-    pub(crate) fn get(
+    pub(crate) fn get<M: Borrow<Message>>(
         &self,
         listing: Option<&Arc<Bounded>>,
         system: &str,
         activatable: &Activatable,
-        messages: &[Message],
+        messages: &[M],
         pinned: &[String],
         search: impl FnOnce(&str, usize) -> Vec<crate::search::SearchHit>,
     ) -> String {

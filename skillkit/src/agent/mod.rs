@@ -83,6 +83,7 @@ mod schema;
 pub mod script;
 mod search_skills;
 pub mod session;
+mod spans;
 mod stream;
 mod toolset;
 mod trust;
@@ -196,7 +197,7 @@ pub fn start_agent(
     });
     let root = AgentRun::new(runtime, definition, AgentPath::root(), model);
     let (messages, inbox) = mpsc::unbounded_channel();
-    let span = tracing::info_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);
+    let span = tracing::debug_span!("agent", agent = %root.definition.name, session = %shared.runtime.session_id);
     let saved = options
         .session
         .clone()

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::agent::compact::How;
-use crate::agent::context::{ContextUse, Meter, request_chars, view};
+use crate::agent::context::{ContextUse, Meter, chars, view};
 use crate::agent::listing::{Prompts, default_listing_budget};
 use crate::agent::script::Scripts;
 use crate::agent::session::Saved;
@@ -77,9 +77,8 @@ impl Runtime {
 /// A model resolved for one agent.
 #[derive(Clone)]
 pub(crate) struct Model {
-    pub(crate) uri: String,
-    pub(super) adapter: Arc<dyn Adapter>,
-    pub(super) parsed: ModelUri,
+    pub(crate) adapter: Arc<dyn Adapter>,
+    pub(crate) parsed: ModelUri,
 }
 
 impl Model {
@@ -96,11 +95,7 @@ impl Model {
         };
         let (adapter, parsed) = registry.resolve(uri).map_err(error)?;
         adapter.check(&parsed.options).map_err(error)?;
-        Ok(Model {
-            uri: uri.to_owned(),
-            adapter,
-            parsed,
-        })
+        Ok(Model { adapter, parsed })
     }
 }
 
@@ -127,6 +122,8 @@ pub(crate) struct AgentRun {
     pub(crate) meter: Meter,
     /// The token counts of the last model request, when it reported them.
     pub(crate) last_usage: Option<Usage>,
+    /// The model's context window, in tokens.
+    pub(crate) window: usize,
 }
 
 impl AgentRun {
@@ -139,6 +136,7 @@ impl AgentRun {
     ) -> AgentRun {
         AgentRun {
             max_turns: max_turns(&runtime, &definition),
+            window: crate::agent::compact::window_of(&runtime.compaction, &model),
             runtime,
             definition,
             path,
@@ -160,11 +158,72 @@ impl AgentRun {
         history: &Mutex<History>,
         text: String,
         cancel: &CancellationToken,
+        saved: Option<&mut Saved>,
+    ) -> Outcome {
+        let span = self.invoke_span();
+        if crate::telemetry::capture_content() && !span.is_disabled() {
+            let input =
+                serde_json::json!([{"role": "user", "parts": [{"type": "text", "content": text}]}]);
+            span.record(crate::telemetry::attr::INPUT_MESSAGES, input.to_string());
+        }
+        let outcome = self
+            .answer_in(history, text, cancel, saved)
+            .instrument(span.clone())
+            .await;
+        match &outcome {
+            Outcome::Answered(text) => {
+                if crate::telemetry::capture_content() && !span.is_disabled() {
+                    let output = serde_json::json!([{"role": "assistant", "parts": [{"type": "text", "content": text}], "finish_reason": "stop"}]);
+                    span.record(crate::telemetry::attr::OUTPUT_MESSAGES, output.to_string());
+                }
+            }
+            Outcome::Failed(error) => crate::telemetry::fail(&span, &error.kind()),
+            Outcome::Cancelled => crate::telemetry::fail(&span, "cancelled"),
+        }
+        outcome
+    }
+
+    /// The `invoke_agent {name}` span of one message answered.
+    fn invoke_span(&self) -> tracing::Span {
+        let name = &self.definition.name;
+        let span = tracing::info_span!(
+            "invoke_agent",
+            otel.name = %format_args!("invoke_agent {name}"),
+            otel.kind = "internal",
+            otel.status_code = tracing::field::Empty,
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = %name,
+            gen_ai.agent.id = tracing::field::Empty,
+            gen_ai.agent.description = %self.definition.description,
+            gen_ai.conversation.id = %self.runtime.session_id,
+            gen_ai.request.model = %self.model.parsed.model,
+            gen_ai.provider.name = tracing::field::Empty,
+            gen_ai.system = tracing::field::Empty,
+            gen_ai.input.messages = tracing::field::Empty,
+            gen_ai.output.messages = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+        );
+        if !span.is_disabled() {
+            let id = match self.path.is_root() {
+                true => name.to_string(),
+                false => format!("{name}@{}", self.path),
+            };
+            span.record(crate::telemetry::attr::AGENT_ID, id);
+            span.record(crate::telemetry::provider_key(), self.model.adapter.name());
+        }
+        span
+    }
+
+    async fn answer_in(
+        &mut self,
+        history: &Mutex<History>,
+        text: String,
+        cancel: &CancellationToken,
         mut saved: Option<&mut Saved>,
     ) -> Outcome {
         push(history, Message::user(text));
         for turn in 1..=self.max_turns {
-            let span = tracing::info_span!("turn", agent = %self.path, turn);
+            let span = tracing::debug_span!("turn", agent = %self.path, turn);
             let step = self
                 .turn(history, cancel, saved.as_deref_mut())
                 .instrument(span)
@@ -195,26 +254,18 @@ impl AgentRun {
         saved: Option<&mut Saved>,
     ) -> Step {
         let (snapshot, tools) = self.tools().await;
-        let mut request = self.request(history, &snapshot, &tools);
-        let mut chars = request_chars("", &request.messages, &request.tools);
-        let fixed = request_chars(
-            "",
-            &request.messages[..usize::from(has_system(&request))],
-            &request.tools,
-        );
+        let (mut request, fixed, mut all) = self.request(history, &snapshot, &tools);
         // Past the share of the window, unless the conversation itself is
         // small (a system prompt and tools that alone fill the window are
         // not helped by compacting, again and again).
-        let compact_at = self.compact_at();
         if self.runtime.compaction.on
-            && self.meter.tokens(chars) > compact_at
-            && self.meter.tokens(chars - fixed) > compact_at / 4
+            && self.meter.tokens(all) > self.compact_at()
+            && self.meter.tokens(all - fixed) > self.compact_at() / 4
         {
             match self.compact(history, saved, How::Auto, fixed, cancel).await {
                 Ok(compaction) => {
                     self.emit(EventKind::Compacted(compaction));
-                    request = self.request(history, &snapshot, &tools);
-                    chars = request_chars("", &request.messages, &request.tools);
+                    (request, _, all) = self.request(history, &snapshot, &tools);
                 }
                 Err(AgentError::Stopped) => return Step::Done(Outcome::Cancelled),
                 Err(error) => {
@@ -231,7 +282,7 @@ impl AgentRun {
             Err(outcome) => return Step::Done(outcome),
         };
         if let Some(usage) = self.last_usage.take() {
-            let tokens = self.meter.measured(chars, &usage);
+            let tokens = self.meter.measured(all, &usage);
             self.emit(EventKind::Context(ContextUse {
                 tokens,
                 window: self.window() as u64,
@@ -308,19 +359,16 @@ impl AgentRun {
     }
 
     /// The request of this turn: the system prompt, the history with wire
-    /// tool names, the tools.
+    /// tool names, the tools; and its size in characters, the system prompt
+    /// and the tools alone, then all of it (counted as it is built).
     fn request(
         &self,
         history: &Mutex<History>,
         snapshot: &Snapshot,
         tools: &Arc<ToolSet>,
-    ) -> Request {
-        let seen = view(
-            &history
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .messages,
-        );
+    ) -> (Request, usize, usize) {
+        let history = history.lock().unwrap_or_else(PoisonError::into_inner);
+        let seen = view(&history.messages);
         let mut messages = Vec::with_capacity(seen.len() + 1);
         let catalog = &self.runtime.catalog;
         let system = self.prompts.get(
@@ -331,13 +379,16 @@ impl AgentRun {
             &self.runtime.pinned,
             |query, limit| catalog.search_words(snapshot, query, limit),
         );
+        let fixed = system.len() + tools.definitions_chars;
         if !system.is_empty() {
             messages.push(Message::system(system));
         }
-        messages.extend(seen.into_iter().map(|message| {
-            match message {
+        let mut all = fixed;
+        messages.extend(seen.iter().map(|message| {
+            all += chars(message);
+            match &**message {
                 Message::Assistant(assistant) => Message::Assistant(AssistantMessage {
-                    text: assistant.text,
+                    text: assistant.text.clone(),
                     tool_calls: assistant
                         .tool_calls
                         .iter()
@@ -350,19 +401,20 @@ impl AgentRun {
                         })
                         .collect(),
                 }),
-                other => other,
+                other => other.clone(),
             }
         }));
         let mut options = self.model.parsed.options.clone();
         if let Some(clear) = self.server_clearing() {
             options.clear_tool_uses.get_or_insert(clear);
         }
-        Request {
+        let request = Request {
             model: self.model.parsed.model.clone(),
             messages,
             tools: tools.definitions.clone(),
             options,
-        }
+        };
+        (request, fixed, all)
     }
 
     pub(super) fn emit(&self, kind: EventKind) {
@@ -374,11 +426,6 @@ impl AgentRun {
 enum Step {
     Continue,
     Done(Outcome),
-}
-
-/// Whether `request` begins with a system prompt.
-fn has_system(request: &Request) -> bool {
-    matches!(request.messages.first(), Some(Message::System { .. }))
 }
 
 /// The turn limit of `definition` in `runtime`.

@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use crate::agent::EventKind;
 use crate::agent::run::{AgentRun, Outcome};
+use crate::agent::spans::Chat;
 use crate::agent::toolset::ToolSet;
 use crate::llm::{AssistantMessage, Event, Request, ToolCall};
 
@@ -21,10 +22,30 @@ impl AgentRun {
         tools: &ToolSet,
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, Outcome> {
-        let span = tracing::info_span!("llm_request", model = %self.model.uri);
+        let span = self.chat_span(&request);
+        let chat = Chat::new(span.clone(), self.model.adapter.name(), &request);
+        let streamed = self
+            .stream_in(request, tools, cancel, &chat)
+            .instrument(span)
+            .await;
+        match &streamed {
+            Ok(message) => chat.answered(message),
+            Err(Outcome::Failed(error)) => chat.failed(&error.kind()),
+            Err(_) => chat.failed("cancelled"),
+        }
+        streamed
+    }
+
+    async fn stream_in(
+        &mut self,
+        request: Request,
+        tools: &ToolSet,
+        cancel: &CancellationToken,
+        chat: &Chat,
+    ) -> Result<AssistantMessage, Outcome> {
         let adapter = Arc::clone(&self.model.adapter);
         let started = tokio::select! {
-            started = adapter.stream(request).instrument(span.clone()) => started,
+            started = adapter.stream(request) => started,
             () = cancel.cancelled() => return Err(Outcome::Cancelled),
         };
         let mut events = started.map_err(|e| Outcome::Failed(e.into()))?;
@@ -43,7 +64,9 @@ impl AgentRun {
                 // Dropping the stream closes the connection.
                 () = cancel.cancelled() => return Err(Outcome::Cancelled),
             };
+            chat.observe(event.as_ref());
             match event {
+                Some(Event::Started { .. }) => {}
                 Some(Event::Delta { text }) => {
                     message.text.push_str(&text);
                     self.emit(EventKind::Delta { text });

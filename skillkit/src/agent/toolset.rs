@@ -118,6 +118,9 @@ pub(crate) struct ToolSet {
     targets: HashMap<String, (Target, Value)>,
     /// What the model is told, with wire names, sorted by full name.
     pub(crate) definitions: Arc<[ToolDefinition]>,
+    /// About the characters `definitions` take in a request (for the
+    /// compaction's estimate, made once per set).
+    pub(crate) definitions_chars: usize,
     /// The full name of each of `definitions`, in the same order.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) full_names: Arc<[String]>,
@@ -351,6 +354,7 @@ impl ToolSet {
         ToolSet {
             names,
             targets,
+            definitions_chars: crate::agent::context::tools_chars(&definitions),
             definitions: definitions.into(),
             full_names: full_names.into(),
             activatable,

@@ -49,6 +49,13 @@ pub trait Adapter: Send + Sync {
         None
     }
 
+    /// Where requests go (`https://api.anthropic.com`), for traces'
+    /// `server.address`; `None` for an adapter that sends nothing over a
+    /// network.
+    fn base_url(&self) -> Option<&str> {
+        None
+    }
+
     /// Whether a request with `options` could be sent at all (for example:
     /// an API key is configured), checked before any request so an agent
     /// says what is missing at start. `Ok` by default.

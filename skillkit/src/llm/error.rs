@@ -196,6 +196,30 @@ impl LlmError {
             _ => false,
         }
     }
+
+    /// What went wrong, in a few words a trace can group by (`error.type`):
+    /// the HTTP status, the vendor's error kind, or the variant.
+    #[cfg(feature = "agent")]
+    pub(crate) fn error_type(&self) -> String {
+        match self {
+            LlmError::Status { status, .. } => status.to_string(),
+            LlmError::Api { kind, .. } => kind.clone(),
+            LlmError::UnknownScheme { .. } => "unknown_scheme".into(),
+            LlmError::InvalidUri { .. } => "invalid_uri".into(),
+            LlmError::InvalidParameter { .. } => "invalid_parameter".into(),
+            LlmError::MissingModel { .. } => "missing_model".into(),
+            LlmError::MissingApiKey { .. } => "missing_api_key".into(),
+            LlmError::InvalidApiKey { .. } => "invalid_api_key".into(),
+            LlmError::Transport { .. } => "transport".into(),
+            LlmError::Timeout { .. } => "timeout".into(),
+            LlmError::Truncated { .. } => "truncated".into(),
+            LlmError::IncompleteToolInput { .. } => "incomplete_tool_input".into(),
+            LlmError::InvalidToolInput { .. } => "invalid_tool_input".into(),
+            LlmError::Decode { .. } => "decode".into(),
+            LlmError::ScriptExhausted { .. } => "script_exhausted".into(),
+            LlmError::Other { .. } => "_OTHER".into(),
+        }
+    }
 }
 
 /// 429 (rate limited), 529 (overloaded) and every 5xx.

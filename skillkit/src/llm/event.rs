@@ -22,6 +22,15 @@ use crate::llm::LlmError;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Event {
+    /// The vendor began the answer: its id for the answer and the model that
+    /// answers (for traces; either may be empty). A request retried before
+    /// anything else arrived begins again with another.
+    Started {
+        /// The vendor's id of the answer.
+        id: String,
+        /// The model that answers, as the vendor names it.
+        model: String,
+    },
     /// A piece of the answer's text.
     Delta {
         /// The text, to append to what came before.

@@ -102,6 +102,7 @@ impl Builder {
             }
             Event::Error(error) => return Some(Err(error)),
             Event::ToolCallStart { id, .. } => self.started.push(id),
+            Event::Started { .. } => {}
         }
         None
     }

@@ -273,6 +273,7 @@ impl Adapter for Scripted {
             hook(&request);
         }
         let input_tokens = words_in(&request);
+        let model = (!request.model.is_empty()).then(|| request.model.clone());
         let (reply, number) = {
             let mut state = self.lock();
             state.requests.push(request);
@@ -280,7 +281,8 @@ impl Adapter for Scripted {
         };
         let events = match reply.ok_or(LlmError::ScriptExhausted { request: number })? {
             Reply::Fail(error) => return Err(error),
-            Reply::Events(events) => events,
+            // Exactly the events given.
+            Reply::Events(events) => return Ok(Box::pin(futures::stream::iter(events))),
             Reply::Text(text) => answer(&text, &[], StopReason::EndTurn, input_tokens),
             Reply::ToolCalls { text, calls } => {
                 answer(&text, &calls, StopReason::ToolUse, input_tokens)
@@ -290,7 +292,13 @@ impl Adapter for Scripted {
                 return Ok(Box::pin(events.chain(futures::stream::pending())));
             }
         };
-        Ok(Box::pin(futures::stream::iter(events)))
+        let started = Event::Started {
+            id: format!("scripted-{number}"),
+            model: model.unwrap_or_else(|| "scripted".to_owned()),
+        };
+        Ok(Box::pin(futures::stream::iter(
+            std::iter::once(started).chain(events),
+        )))
     }
 }
 

@@ -238,7 +238,9 @@ impl<E: Streamable + FromSse + Send + 'static> Live<E> {
     async fn next(&mut self) -> Option<Event> {
         loop {
             if let Some(event) = self.pending.pop_front() {
-                self.yielded = true;
+                // The answer's id and model are no part of the answer: a
+                // failure right after them is still retried.
+                self.yielded |= !matches!(event, Event::Started { .. });
                 self.over = event.is_terminal();
                 self.observe(&event);
                 return Some(event);
@@ -251,7 +253,11 @@ impl<E: Streamable + FromSse + Send + 'static> Live<E> {
             let mut events = Vec::new();
             self.read(&mut events).await;
             // A failure before any event reached the caller may be retried.
-            if let [Event::Error(error)] = &events[..]
+            let answer = events
+                .iter()
+                .position(|e| !matches!(e, Event::Started { .. }))
+                .map_or(&events[..0], |at| &events[at..]);
+            if let [Event::Error(error)] = answer
                 && let Some(reopened) = self.reopen(error).await
             {
                 match reopened {

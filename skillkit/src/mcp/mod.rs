@@ -118,6 +118,7 @@ pub use stdio::{JsonLines, MAX_LINE_BYTES};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tracing::Instrument;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams,
@@ -483,6 +484,14 @@ impl ServerHandler for McpServer {
             .get(&snapshot, &tools::scope(self.scripts.is_some()));
         let id = context.id.to_string();
         let scripts = self.scripts.as_deref();
+        // The client's trace, from the request's `_meta`.
+        let meta = request.meta.as_deref().unwrap_or(&context.meta);
+        let span = crate::telemetry::served_tool_span(
+            &request.name,
+            &id,
+            meta.get_traceparent(),
+            meta.get_tracestate(),
+        );
         let result = tools::call(
             &self.catalog,
             &tools,
@@ -492,7 +501,11 @@ impl ServerHandler for McpServer {
             self.tool_timeout,
             scripts,
         )
+        .instrument(span.clone())
         .await?;
+        if result.is_error == Some(true) {
+            crate::telemetry::fail(&span, "tool_error");
+        }
         Ok(result.into())
     }
 

@@ -58,6 +58,27 @@ impl Scripts {
         let output = run_script(dir, script, &args, stdin, &work, &self.options)
             .await
             .map_err(|e| e.to_string())?;
+        // On the call's `execute_tool` span: the script (a path inside its
+        // skill), how it ended and the sandbox layers in force.
+        let span = tracing::Span::current();
+        if !span.is_disabled() {
+            use crate::telemetry::attr;
+            span.record(attr::SCRIPT, script);
+            if let super::run::Ending::Exited(code) = output.ending {
+                span.record(attr::SCRIPT_EXIT_CODE, i64::from(code));
+            }
+            let layers: Vec<&str> = output
+                .sandbox
+                .layers()
+                .iter()
+                .map(|layer| match layer {
+                    super::Layer::Namespaces => "namespaces",
+                    super::Layer::Landlock { .. } => "landlock",
+                    super::Layer::Seccomp => "seccomp",
+                })
+                .collect();
+            span.record(attr::SANDBOX, layers.join(",").as_str());
+        }
         match output.success() {
             true => Ok(output.to_string()),
             false => Err(output.to_string()),

@@ -257,6 +257,10 @@ impl Adapter for Anthropic {
         Some(&self.endpoint.default_model)
     }
 
+    fn base_url(&self) -> Option<&str> {
+        Some(&self.endpoint.base_url)
+    }
+
     fn check(&self, options: &Options) -> Result<(), LlmError> {
         match options.api_key.is_some()
             || self.endpoint.api_key.is_some()

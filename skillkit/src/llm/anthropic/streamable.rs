@@ -100,7 +100,15 @@ impl Streamable for StreamEvent {
 
     fn stream(self, acc: &mut Accumulator, events: &mut Vec<Event>) {
         match self {
-            StreamEvent::MessageStart(start) => acc.add_usage(start.message.usage),
+            StreamEvent::MessageStart(start) => {
+                if !start.message.id.is_empty() || !start.message.model.is_empty() {
+                    events.push(Event::Started {
+                        id: start.message.id,
+                        model: start.message.model,
+                    });
+                }
+                acc.add_usage(start.message.usage);
+            }
             StreamEvent::ContentBlockStart(start) => acc.start_block(start, events),
             StreamEvent::ContentBlockDelta(delta) => acc.delta(delta, events),
             StreamEvent::ContentBlockStop(stop) => acc.stop_block(stop.index, events),
@@ -285,12 +293,33 @@ mod tests {
     use super::*;
     use crate::llm::anthropic::Decoder;
 
+    /// The events of `body`, but the answer's id and model.
     fn decode(body: &str) -> Vec<Event> {
+        let mut events = decode_all(body);
+        events.retain(|event| !matches!(event, Event::Started { .. }));
+        events
+    }
+
+    fn decode_all(body: &str) -> Vec<Event> {
         let mut decoder = Decoder::new();
         let mut events = Vec::new();
         decoder.feed(body.as_bytes(), &mut events);
         decoder.finish(&mut events);
         events
+    }
+
+    #[test]
+    fn the_answer_s_id_and_model_come_first() {
+        let events = decode_all(&format!(
+            "{START}event: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n"
+        ));
+        assert_eq!(
+            events[0],
+            Event::Started {
+                id: "m".into(),
+                model: "c".into()
+            }
+        );
     }
 
     const START: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"c\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n";

@@ -287,6 +287,10 @@ impl Adapter for OpenAi {
         Some(&self.endpoint.default_model)
     }
 
+    fn base_url(&self) -> Option<&str> {
+        Some(&self.endpoint.base_url)
+    }
+
     async fn stream(&self, mut request: Request) -> Result<EventStream, LlmError> {
         let provider = self.name();
         let key = self.endpoint.resolve(&mut request, API_KEY_VARIABLE);

@@ -23,6 +23,8 @@ pub struct Accumulator {
     called_tools: bool,
     usage: Usage,
     complete: bool,
+    /// Whether the answer's id and model were told.
+    began: bool,
 }
 
 #[derive(Debug, Default)]
@@ -92,6 +94,13 @@ impl Accumulator {
                 message: error.message,
             }));
             return;
+        }
+        if !self.began && (!chunk.id.is_empty() || !chunk.model.is_empty()) {
+            self.began = true;
+            events.push(Event::Started {
+                id: chunk.id,
+                model: chunk.model,
+            });
         }
         if let Some(usage) = chunk.usage {
             self.usage = usage_of(usage);

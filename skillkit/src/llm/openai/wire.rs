@@ -132,6 +132,12 @@ pub enum StreamEvent {
 /// A `chat.completion.chunk` (or an error object some servers send mid-stream).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct ChatChunk {
+    /// The completion's id (the same in every chunk).
+    #[serde(default)]
+    pub id: String,
+    /// The model that answers.
+    #[serde(default)]
+    pub model: String,
     /// The choices; SkillKit reads choice 0.
     #[serde(default)]
     pub choices: Vec<ChunkChoice>,
