@@ -421,3 +421,75 @@ async fn the_sampler_variable_is_honoured() {
     let spans = run(&receiver, &[]).await;
     assert!(!spans.is_empty());
 }
+
+/// Over a real adapter (Anthropic's, on a local model server): the
+/// endpoint, the request's parameters, the vendor's id and model of the
+/// answer, and the usage with cache reads and writes counted into the
+/// input, as the conventions say for Anthropic.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_real_adapter_s_chat_names_its_server_parameters_and_usage() {
+    use serde_json::json;
+    use skillkit_tests::llm::{Reply, Server, anthropic_delta, anthropic_end, anthropic_sse};
+    let receiver = Receiver::start().await;
+    let start = json!({"type": "message_start", "message": {
+        "id": "msg_trace", "type": "message", "role": "assistant",
+        "model": "claude-sonnet-4-6-20260101", "content": [], "stop_reason": null,
+        "usage": {"input_tokens": 20, "output_tokens": 1,
+                  "cache_read_input_tokens": 300, "cache_creation_input_tokens": 40}}});
+    let mut events = vec![
+        start,
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        anthropic_delta("Hello."),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    events.extend(anthropic_end("end_turn"));
+    let server = Server::start(vec![Reply::sse(anthropic_sse(&events))]).await;
+    let (dir, _) = fixture();
+    let port = server
+        .base_url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse::<i64>()
+        .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skillkit"));
+    command
+        .current_dir(dir.path())
+        .args(["run", "helper", "Hi", "--model"])
+        .arg("anthropic://claude-sonnet-4-6?max_tokens=512&temperature=0.2")
+        .env("HOME", dir.path().join("home"))
+        .env("ANTHROPIC_BASE_URL", &server.base_url)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &receiver.url)
+        .env_remove("RUST_LOG");
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let spans = receiver.spans();
+    let chat = one(&spans, "chat claude-sonnet-4-6");
+    assert_eq!(str(chat, "gen_ai.system"), "anthropic");
+    assert_eq!(str(chat, "server.address"), "127.0.0.1");
+    assert_eq!(chat.attr("server.port"), &Value::Int(port));
+    assert_eq!(chat.attr("gen_ai.request.max_tokens"), &Value::Int(512));
+    assert_eq!(chat.attr("gen_ai.request.temperature"), &Value::Double(0.2));
+    assert_eq!(str(chat, "gen_ai.response.id"), "msg_trace");
+    assert_eq!(
+        str(chat, "gen_ai.response.model"),
+        "claude-sonnet-4-6-20260101"
+    );
+    assert_eq!(chat.attr("gen_ai.usage.input_tokens"), &Value::Int(360));
+    assert_eq!(
+        chat.attr("gen_ai.usage.cache_read.input_tokens"),
+        &Value::Int(300)
+    );
+    assert_eq!(
+        chat.attr("gen_ai.usage.cache_creation.input_tokens"),
+        &Value::Int(40)
+    );
+    assert_eq!(chat.attr("gen_ai.usage.output_tokens"), &Value::Int(5));
+    assert_eq!(
+        chat.attr("gen_ai.response.finish_reasons"),
+        &Value::Strings(vec!["stop".into()])
+    );
+}
