@@ -493,3 +493,27 @@ async fn a_real_adapter_s_chat_names_its_server_parameters_and_usage() {
         &Value::Strings(vec!["stop".into()])
     );
 }
+
+/// `OTEL_EXPORTER_OTLP_HEADERS` reach the collector (an API key, as hosted
+/// backends ask for).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_headers_variable_reaches_the_collector() {
+    let receiver = Receiver::start().await;
+    let spans = run(
+        &receiver,
+        &[(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "x-api-key=secret-123,x-team=trips",
+        )],
+    )
+    .await;
+    assert!(!spans.is_empty());
+    assert!(
+        receiver
+            .header("x-api-key")
+            .iter()
+            .all(|v| v == "secret-123")
+    );
+    assert!(!receiver.header("x-api-key").is_empty());
+    assert_eq!(receiver.header("x-team")[0], "trips");
+}

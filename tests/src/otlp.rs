@@ -73,6 +73,8 @@ pub struct Histogram {
 struct Received {
     spans: Vec<Span>,
     histograms: Vec<Histogram>,
+    /// The headers of each export over HTTP.
+    headers: Vec<axum::http::HeaderMap>,
 }
 
 /// The receiver: its base URL for `OTEL_EXPORTER_OTLP_ENDPOINT`.
@@ -101,12 +103,28 @@ impl Receiver {
     pub fn histograms(&self) -> Vec<Histogram> {
         self.received.lock().unwrap().histograms.clone()
     }
+
+    /// The values of header `name` of the exports received over HTTP.
+    pub fn header(&self, name: &str) -> Vec<String> {
+        self.received
+            .lock()
+            .unwrap()
+            .headers
+            .iter()
+            .filter_map(|h| h.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned))
+            .collect()
+    }
 }
 
-async fn traces(State(received): State<Arc<Mutex<Received>>>, body: Bytes) -> StatusCode {
+async fn traces(
+    State(received): State<Arc<Mutex<Received>>>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> StatusCode {
     let Ok(request) = ExportTraceServiceRequest::decode(body) else {
         return StatusCode::BAD_REQUEST;
     };
+    received.lock().unwrap().headers.push(headers);
     keep_spans(&received, request);
     StatusCode::OK
 }
