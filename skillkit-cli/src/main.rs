@@ -41,6 +41,7 @@ mod sources;
 mod telemetry;
 mod trust;
 mod validate;
+mod verify;
 mod view;
 
 use std::path::PathBuf;
@@ -296,6 +297,23 @@ enum Command {
         #[arg(long, value_name = "FILE", conflicts_with = "session")]
         resume: Option<PathBuf>,
     },
+    /// Check the project's skills against its lockfile (`skillkit.lock.json`):
+    /// each pinned skill `ok`, `modified` (with the files changed, added,
+    /// removed), or `missing`; each skill in `.agents/skills/` or
+    /// `.claude/skills/` the lock does not know, `unlocked`.
+    ///
+    /// Exit 0: every skill ok; 1: one is not; 2: the lock cannot be read.
+    Verify {
+        /// The project's folder (default: this one).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// The lockfile (default: PROJECT/skillkit.lock.json).
+        #[arg(long, value_name = "FILE")]
+        lock: Option<PathBuf>,
+        /// Print one JSON object: each skill's name and status.
+        #[arg(long)]
+        json: bool,
+    },
     /// The sessions kept by `run --session` and `chat --session`: list them,
     /// show one, fork one, remove one.
     ///
@@ -381,6 +399,11 @@ fn main() -> ExitCode {
     let global = cli.global;
     let result = match cli.command {
         Command::Validate { paths, json } => return validate::run(&paths, json),
+        Command::Verify {
+            project,
+            lock,
+            json,
+        } => return verify::run(project.as_deref(), lock.as_deref(), json),
         Command::List {
             github: true, json, ..
         } => github::list(&global, json),

@@ -58,6 +58,9 @@ pub mod kit;
 pub mod llm;
 #[cfg(any(feature = "github", feature = "agent"))]
 mod lock;
+#[cfg(feature = "github")]
+#[cfg_attr(docsrs, doc(cfg(feature = "github")))]
+pub mod lockfile;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;

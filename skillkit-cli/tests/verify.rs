@@ -1,0 +1,95 @@
+//! `skillkit verify` through the real binary: every skill ok (exit 0); an
+//! edited, an added and a removed file, a missing skill and an unlocked one
+//! named (exit 1), also as JSON; an unreadable lock (exit 2).
+
+use std::path::Path;
+use std::process::Command;
+
+use skillkit::lockfile::Lockfile;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn verify(project: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .current_dir(project)
+        .arg("verify")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_says_what_changed_and_exits_accordingly() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for name in ["greet", "plan"] {
+        write(
+            &root.join(format!(".agents/skills/{name}/SKILL.md")),
+            &format!("---\nname: {name}\ndescription: Does {name}.\n---\nDo it.\n"),
+        );
+    }
+    write(
+        &root.join(".agents/skills/greet/scripts/hello.sh"),
+        "echo hi\n",
+    );
+    let mut lock = Lockfile::new();
+    for name in ["greet", "plan"] {
+        lock.pin(
+            name,
+            &format!("acme/skills/{name}"),
+            Some("v1"),
+            None,
+            root,
+            &format!(".agents/skills/{name}"),
+        )
+        .unwrap();
+    }
+    lock.write(&root.join("skillkit.lock.json")).unwrap();
+
+    let (code, stdout, _) = verify(root, &[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(stdout, "ok greet\nok plan\n");
+
+    write(&root.join(".agents/skills/greet/SKILL.md"), "edited");
+    write(
+        &root.join(".agents/skills/greet/scripts/more.sh"),
+        "curl x\n",
+    );
+    std::fs::remove_file(root.join(".agents/skills/greet/scripts/hello.sh")).unwrap();
+    std::fs::remove_dir_all(root.join(".agents/skills/plan")).unwrap();
+    write(
+        &root.join(".claude/skills/stray/SKILL.md"),
+        "---\nname: stray\ndescription: Stray.\n---\n",
+    );
+    let (code, stdout, _) = verify(root, &[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert_eq!(
+        stdout,
+        "modified greet; changed: SKILL.md; added: scripts/more.sh; removed: scripts/hello.sh\n\
+         missing plan\n\
+         unlocked .claude/skills/stray\n"
+    );
+
+    let (code, stdout, _) = verify(root, &["--json"]);
+    assert_eq!(code, Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["ok"], false);
+    assert_eq!(json["skills"][0]["name"], "greet");
+    assert_eq!(json["skills"][0]["status"], "modified");
+    assert_eq!(json["skills"][0]["changed"][0], "SKILL.md");
+    assert_eq!(json["skills"][1]["status"], "missing");
+    assert_eq!(json["skills"][2]["status"], "unlocked");
+
+    std::fs::write(root.join("skillkit.lock.json"), "not json").unwrap();
+    let (code, _, stderr) = verify(root, &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("not a SkillKit lockfile"), "{stderr}");
+}

@@ -1,0 +1,519 @@
+//! A project's pinned skills: the lockfile, what it pins of each skill (its
+//! source, the ref asked for, the commit it resolved to, where it is
+//! installed, each file's digest and one aggregate digest), and
+//! [`verify`], which says of each skill whether the folder still holds
+//! exactly those bytes.
+//!
+//! The lockfile is JSON (`skillkit.lock.json`): the format of the other
+//! skill lockfiles (vercel's `skills-lock.json`), read and written with the
+//! `serde_json` SkillKit already has; written sorted, two-space indented,
+//! one key a line, with no timestamps, so a diff shows exactly what changed.
+//! Keys this version does not know are kept when it rewrites the file.
+//!
+//! ```
+//! use skillkit::lockfile::{Lockfile, Status, verify};
+//! let project = tempfile::tempdir().unwrap();
+//! let skill = project.path().join(".agents/skills/greet");
+//! std::fs::create_dir_all(&skill).unwrap();
+//! std::fs::write(skill.join("SKILL.md"), "---\nname: greet\ndescription: Greet.\n---\nHi.\n").unwrap();
+//!
+//! let mut lock = Lockfile::new();
+//! lock.pin("greet", "acme/skills@v1", Some("v1"), None, project.path(), ".agents/skills/greet").unwrap();
+//! let verdicts = verify(&lock, project.path(), &[".agents/skills"]);
+//! assert_eq!(verdicts[0].status, Status::Ok);
+//!
+//! std::fs::write(skill.join("SKILL.md"), "changed").unwrap();
+//! let verdicts = verify(&lock, project.path(), &[".agents/skills"]);
+//! assert!(matches!(&verdicts[0].status, Status::Modified { changed, .. } if changed == &["SKILL.md"]));
+//! ```
+
+mod digest;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub use digest::{AGGREGATE_TAG, aggregate_digest, file_digest};
+
+/// The lockfile's name, in the project's root.
+pub const LOCKFILE_NAME: &str = "skillkit.lock.json";
+
+/// The lockfile version this SkillKit writes and reads.
+pub const LOCKFILE_VERSION: u32 = 1;
+
+/// The most bytes of one skill's files a lock reads.
+const MAX_SKILL_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a lockfile could not be read, written or made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LockError {
+    /// The file is not a lockfile.
+    #[error("{path}: not a SkillKit lockfile: {reason}")]
+    Invalid {
+        /// The lockfile.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A newer SkillKit wrote it.
+    #[error(
+        "{path}: lockfile version {found} is newer than this SkillKit reads ({LOCKFILE_VERSION}); \
+         upgrade skillkit"
+    )]
+    Newer {
+        /// The lockfile.
+        path: String,
+        /// Its version.
+        found: u32,
+    },
+    /// An install path that leaves the project, or a skill folder that
+    /// cannot be pinned (a symbolic link in it, too big).
+    #[error("{0}")]
+    Refused(String),
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+/// A project's lockfile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lockfile {
+    /// The format's version ([`LOCKFILE_VERSION`]).
+    pub version: u32,
+    /// The pinned skills, by name.
+    #[serde(default)]
+    pub skills: BTreeMap<String, LockedSkill>,
+    /// Keys this version does not know, kept on rewrite.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What a lockfile pins of one skill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LockedSkill {
+    /// Where it comes from, as `skillkit add` takes it (`owner/repo/path`).
+    pub source: String,
+    /// The ref asked for (a tag, a branch), if any.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
+    /// The commit it resolved to, if it came from a repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Its folder, relative to the project's root, `/` between parts.
+    pub path: String,
+    /// Each file, relative to the skill's folder: digest and size.
+    pub files: BTreeMap<String, FileEntry>,
+    /// The aggregate digest over exactly `files` ([`aggregate_digest`]).
+    pub digest: String,
+    /// Keys this version does not know, kept on rewrite.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One pinned file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// `sha256:<64 hex>`.
+    pub digest: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+impl Default for Lockfile {
+    fn default() -> Self {
+        Lockfile::new()
+    }
+}
+
+impl Lockfile {
+    /// An empty lockfile of the current version.
+    ///
+    /// ```
+    /// assert!(skillkit::lockfile::Lockfile::new().skills.is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Lockfile {
+            version: LOCKFILE_VERSION,
+            skills: BTreeMap::new(),
+            extra: Map::new(),
+        }
+    }
+
+    /// Reads the lockfile at `path`.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("skillkit.lock.json");
+    /// skillkit::lockfile::Lockfile::new().write(&path).unwrap();
+    /// assert_eq!(skillkit::lockfile::Lockfile::read(&path).unwrap().version, 1);
+    /// ```
+    pub fn read(path: &Path) -> Result<Lockfile, LockError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LockError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Lockfile::parse(&text).map_err(|e| match e {
+            LockError::Invalid { reason, .. } => LockError::Invalid {
+                path: path.display().to_string(),
+                reason,
+            },
+            LockError::Newer { found, .. } => LockError::Newer {
+                path: path.display().to_string(),
+                found,
+            },
+            other => other,
+        })
+    }
+
+    /// A lockfile from its text.
+    ///
+    /// ```
+    /// let lock = skillkit::lockfile::Lockfile::parse(r#"{"version": 1, "skills": {}, "team": "docs"}"#).unwrap();
+    /// assert_eq!(lock.extra["team"], "docs");
+    /// assert!(skillkit::lockfile::Lockfile::parse(r#"{"version": 9}"#).is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Lockfile, LockError> {
+        let invalid = |reason: String| LockError::Invalid {
+            path: LOCKFILE_NAME.into(),
+            reason,
+        };
+        let value: Value = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let found = value
+            .get("version")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| invalid("no `version`".into()))?;
+        if found > u64::from(LOCKFILE_VERSION) {
+            return Err(LockError::Newer {
+                path: LOCKFILE_NAME.into(),
+                found: u32::try_from(found).unwrap_or(u32::MAX),
+            });
+        }
+        serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
+    }
+
+    /// The lockfile's text: sorted, indented, ending with a line end.
+    ///
+    /// ```
+    /// let text = skillkit::lockfile::Lockfile::new().to_text();
+    /// assert_eq!(text, "{\n  \"skills\": {},\n  \"version\": 1\n}\n");
+    /// ```
+    pub fn to_text(&self) -> String {
+        // Through a `Value`: serde_json's maps are sorted by key.
+        let value = serde_json::to_value(self).unwrap_or(Value::Null);
+        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Writes the lockfile to `path` whole: a temporary file beside it,
+    /// synced, then renamed over it.
+    pub fn write(&self, path: &Path) -> Result<(), LockError> {
+        let io_error = |source| LockError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
+        io::Write::write_all(&mut file, self.to_text().as_bytes()).map_err(io_error)?;
+        file.as_file().sync_all().map_err(io_error)?;
+        file.persist(path).map_err(|e| io_error(e.error))?;
+        Ok(())
+    }
+
+    /// Pins skill `name` as the folder `path` (relative to `project`) holds
+    /// it now, from `source` at `requested`, resolved to `commit`. The
+    /// folder must be inside the project and hold regular files and folders
+    /// only.
+    pub fn pin(
+        &mut self,
+        name: &str,
+        source: &str,
+        requested: Option<&str>,
+        commit: Option<&str>,
+        project: &Path,
+        path: &str,
+    ) -> Result<&LockedSkill, LockError> {
+        let folder = inside(project, path)?;
+        let files = read_files(&folder)?
+            .map_err(|problem| LockError::Refused(format!("cannot pin `{name}`: {problem}")))?;
+        let extra = self
+            .skills
+            .get(name)
+            .map(|old| old.extra.clone())
+            .unwrap_or_default();
+        let skill = LockedSkill {
+            source: source.to_owned(),
+            requested: requested.map(str::to_owned),
+            commit: commit.map(str::to_owned),
+            path: path.trim_end_matches('/').to_owned(),
+            digest: digest::aggregate(
+                &files
+                    .iter()
+                    .map(|(p, f)| (p.as_str(), f.size, f.sha256))
+                    .collect::<Vec<_>>(),
+            ),
+            files: files
+                .into_iter()
+                .map(|(p, f)| {
+                    let entry = FileEntry {
+                        digest: digest::written(&f.sha256),
+                        size: f.size,
+                    };
+                    (p, entry)
+                })
+                .collect(),
+            extra,
+        };
+        self.skills.insert(name.to_owned(), skill);
+        Ok(&self.skills[name])
+    }
+}
+
+/// What [`verify`] found of one skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// The skill's name (for an unlocked skill, its folder, relative to
+    /// the project).
+    pub name: String,
+    /// What holds.
+    pub status: Status,
+}
+
+/// The state of a skill against the lock.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Status {
+    /// The folder holds exactly the pinned bytes.
+    Ok,
+    /// The folder differs: files changed, added (not pinned) or removed (a
+    /// rename is one of each).
+    Modified {
+        /// Pinned files whose bytes changed (or that are no longer regular
+        /// files).
+        changed: Vec<String>,
+        /// Files the lock does not pin.
+        added: Vec<String>,
+        /// Pinned files that are gone.
+        removed: Vec<String>,
+    },
+    /// The folder is gone.
+    Missing,
+    /// A skill in one of the scanned folders that the lock does not know.
+    Unlocked,
+}
+
+impl Status {
+    /// The status as `verify --json` names it: `ok`, `modified`,
+    /// `missing`, `unlocked`.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::lockfile::Status::Missing.as_str(), "missing");
+    /// ```
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Modified { .. } => "modified",
+            Status::Missing => "missing",
+            Status::Unlocked => "unlocked",
+        }
+    }
+}
+
+/// Each locked skill of `lock` against the folders of `project`, then each
+/// skill (a folder with a `SKILL.md`) in the `scanned` folders (relative to
+/// the project) that the lock does not know, as [`Status::Unlocked`].
+pub fn verify(lock: &Lockfile, project: &Path, scanned: &[&str]) -> Vec<Verdict> {
+    let mut verdicts: Vec<Verdict> = lock
+        .skills
+        .iter()
+        .map(|(name, locked)| Verdict {
+            name: name.clone(),
+            status: check(locked, project),
+        })
+        .collect();
+    let locked: std::collections::HashSet<&str> =
+        lock.skills.values().map(|s| s.path.as_str()).collect();
+    for folder in scanned {
+        let Ok(entries) = std::fs::read_dir(project.join(folder)) else {
+            continue;
+        };
+        let mut found: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| e.path().join("SKILL.md").is_file())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .map(|name| format!("{}/{name}", folder.trim_end_matches('/')))
+            .filter(|path| !locked.contains(path.as_str()))
+            .collect();
+        found.sort();
+        verdicts.extend(found.into_iter().map(|name| Verdict {
+            name,
+            status: Status::Unlocked,
+        }));
+    }
+    verdicts
+}
+
+/// `locked` against its folder in `project`.
+fn check(locked: &LockedSkill, project: &Path) -> Status {
+    let Ok(folder) = inside(project, &locked.path) else {
+        return Status::Missing;
+    };
+    if !folder.is_dir() {
+        return Status::Missing;
+    }
+    let (files, odd) = match read_files(&folder) {
+        Ok(Ok(files)) => (files, Vec::new()),
+        // A link or an unreadable entry: what can be read is compared, and
+        // the rest is a change.
+        Ok(Err(_)) | Err(_) => read_lenient(&folder),
+    };
+    let mut changed = odd;
+    let mut added = Vec::new();
+    for (path, file) in &files {
+        match locked.files.get(path) {
+            Some(entry)
+                if entry.size == file.size && entry.digest == digest::written(&file.sha256) => {}
+            Some(_) => changed.push(path.clone()),
+            None => added.push(path.clone()),
+        }
+    }
+    let removed: Vec<String> = locked
+        .files
+        .keys()
+        .filter(|path| !files.contains_key(*path) && !changed.contains(path))
+        .cloned()
+        .collect();
+    changed.sort();
+    if changed.is_empty() && added.is_empty() && removed.is_empty() {
+        Status::Ok
+    } else {
+        Status::Modified {
+            changed,
+            added,
+            removed,
+        }
+    }
+}
+
+/// One file read for a lock.
+struct Read {
+    size: u64,
+    sha256: [u8; 32],
+}
+
+/// `path` (relative, `/` between parts) resolved inside `project`, or why
+/// not.
+fn inside(project: &Path, path: &str) -> Result<PathBuf, LockError> {
+    let relative = Path::new(path);
+    let plain = relative
+        .components()
+        .all(|c| matches!(c, Component::Normal(_)));
+    if path.is_empty() || !plain {
+        return Err(LockError::Refused(format!(
+            "`{path}` is not a folder inside the project (a relative path without `..`)"
+        )));
+    }
+    Ok(project.join(relative))
+}
+
+/// The regular files under `folder` by relative path; the inner `Err` says
+/// why the folder cannot be pinned (a link, something not a file, too
+/// big).
+fn read_files(folder: &Path) -> Result<Result<BTreeMap<String, Read>, String>, LockError> {
+    let mut files = BTreeMap::new();
+    let mut total = 0u64;
+    let mut stack = vec![(folder.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| LockError::Io {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        for entry in entries {
+            let entry = entry.map_err(|source| LockError::Io {
+                path: dir.display().to_string(),
+                source,
+            })?;
+            let Ok(name) = entry.file_name().into_string() else {
+                return Ok(Err(format!("{prefix}: a file name that is not UTF-8")));
+            };
+            let relative = format!("{prefix}{name}");
+            let kind = entry.file_type().map_err(|source| LockError::Io {
+                path: entry.path().display().to_string(),
+                source,
+            })?;
+            if kind.is_dir() {
+                stack.push((entry.path(), format!("{relative}/")));
+            } else if kind.is_file() {
+                let content = std::fs::read(entry.path()).map_err(|source| LockError::Io {
+                    path: entry.path().display().to_string(),
+                    source,
+                })?;
+                total += content.len() as u64;
+                if total > MAX_SKILL_BYTES {
+                    return Ok(Err(format!(
+                        "its files pass {} MiB",
+                        MAX_SKILL_BYTES / 1024 / 1024
+                    )));
+                }
+                files.insert(
+                    relative,
+                    Read {
+                        size: content.len() as u64,
+                        sha256: digest::sha256(&content),
+                    },
+                );
+            } else {
+                return Ok(Err(format!(
+                    "`{relative}` is a symbolic link or not a regular file"
+                )));
+            }
+        }
+    }
+    Ok(Ok(files))
+}
+
+/// The regular files under `folder` that can be read, and the relative
+/// paths of the entries that are not regular files (or not readable).
+fn read_lenient(folder: &Path) -> (BTreeMap<String, Read>, Vec<String>) {
+    let mut files = BTreeMap::new();
+    let mut odd = Vec::new();
+    let mut stack = vec![(folder.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            odd.push(prefix.trim_end_matches('/').to_owned());
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = format!("{prefix}{name}");
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => stack.push((entry.path(), format!("{relative}/"))),
+                Ok(kind) if kind.is_file() => match std::fs::read(entry.path()) {
+                    Ok(content) => {
+                        files.insert(
+                            relative,
+                            Read {
+                                size: content.len() as u64,
+                                sha256: digest::sha256(&content),
+                            },
+                        );
+                    }
+                    Err(_) => odd.push(relative),
+                },
+                _ => odd.push(relative),
+            }
+        }
+    }
+    (files, odd)
+}
