@@ -85,6 +85,8 @@ pub use agent::script;
 pub mod skill;
 pub mod telemetry;
 pub mod tool;
+#[cfg(any(feature = "github", feature = "agent"))]
+mod whole;
 
 pub use agent_definition::AgentDefinition;
 pub use catalog::{Catalog, CatalogBuilder, ProviderFailure, SkillSummary, Snapshot};

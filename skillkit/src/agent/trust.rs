@@ -243,12 +243,9 @@ impl TrustStore {
         let parent = self.file.parent().filter(|p| !p.as_os_str().is_empty());
         let parent = parent.unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)?;
-        let mut temp = tempfile::NamedTempFile::new_in(parent)?;
-        serde_json::to_writer_pretty(&mut temp, all).map_err(io::Error::other)?;
-        io::Write::write_all(&mut temp, b"\n")?;
-        temp.as_file().sync_all()?;
-        temp.persist(&self.file).map_err(|e| e.error)?;
-        Ok(())
+        let mut bytes = serde_json::to_vec_pretty(all).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        crate::whole::write(&self.file, &bytes)
     }
 }
 
@@ -296,13 +293,7 @@ fn digest(folder: &Path) -> io::Result<String> {
             hash.update(&buffer[..n]);
         }
     }
-    let sum = hash.finalize();
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for byte in sum {
-        out.push_str(&format!("{byte:02x}"));
-    }
-    Ok(out)
+    Ok(crate::whole::sha256(&hash.finalize()))
 }
 
 /// The files under `dir`: (relative path, path, link target for links),

@@ -33,7 +33,7 @@ pub const AGGREGATE_TAG: &[u8] = b"skillkit-skill-digest-v1\0";
 /// );
 /// ```
 pub fn file_digest(content: &[u8]) -> String {
-    written(&Sha256::digest(content))
+    crate::whole::sha256(&Sha256::digest(content))
 }
 
 /// The aggregate digest of a skill's `files` (path relative to the skill's
@@ -68,22 +68,5 @@ pub(crate) fn aggregate(sorted: &[(&str, u64, [u8; 32])]) -> String {
         hasher.update(size.to_be_bytes());
         hasher.update(digest);
     }
-    written(&hasher.finalize())
-}
-
-/// The SHA-256 of `content`, raw.
-pub(crate) fn sha256(content: &[u8]) -> [u8; 32] {
-    Sha256::digest(content).into()
-}
-
-/// `bytes` as `sha256:<hex>`.
-pub(crate) fn written(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(7 + bytes.len() * 2);
-    out.push_str("sha256:");
-    for byte in bytes {
-        out.push(HEX[usize::from(byte >> 4)] as char);
-        out.push(HEX[usize::from(byte & 15)] as char);
-    }
-    out
+    crate::whole::sha256(&hasher.finalize())
 }

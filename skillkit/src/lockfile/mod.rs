@@ -217,16 +217,10 @@ impl Lockfile {
     /// Writes the lockfile to `path` whole: a temporary file beside it,
     /// synced, then renamed over it.
     pub fn write(&self, path: &Path) -> Result<(), LockError> {
-        let io_error = |source| LockError::Io {
+        crate::whole::write(path, self.to_text().as_bytes()).map_err(|source| LockError::Io {
             path: path.display().to_string(),
             source,
-        };
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
-        io::Write::write_all(&mut file, self.to_text().as_bytes()).map_err(io_error)?;
-        file.as_file().sync_all().map_err(io_error)?;
-        file.persist(path).map_err(|e| io_error(e.error))?;
-        Ok(())
+        })
     }
 
     /// Pins skill `name` as the folder `path` (relative to `project`) holds
@@ -243,8 +237,26 @@ impl Lockfile {
         path: &str,
     ) -> Result<&LockedSkill, LockError> {
         let folder = inside(project, path)?;
-        let files = read_files(&folder)?
-            .map_err(|problem| LockError::Refused(format!("cannot pin `{name}`: {problem}")))?;
+        if !folder.is_dir() {
+            return Err(LockError::Io {
+                path: folder.display().to_string(),
+                source: io::Error::from(io::ErrorKind::NotFound),
+            });
+        }
+        let Walked { files, odd, total } = walk(&folder);
+        let refused =
+            |problem: String| LockError::Refused(format!("cannot pin `{name}`: {problem}"));
+        if let Some(entry) = odd.first() {
+            return Err(refused(format!(
+                "`{entry}` is a symbolic link, not a regular file, or unreadable"
+            )));
+        }
+        if total > MAX_SKILL_BYTES {
+            return Err(refused(format!(
+                "its files pass {} MiB",
+                MAX_SKILL_BYTES / 1024 / 1024
+            )));
+        }
         let extra = self
             .skills
             .get(name)
@@ -265,7 +277,7 @@ impl Lockfile {
                 .into_iter()
                 .map(|(p, f)| {
                     let entry = FileEntry {
-                        digest: digest::written(&f.sha256),
+                        digest: crate::whole::sha256(&f.sha256),
                         size: f.size,
                     };
                     (p, entry)
@@ -372,18 +384,16 @@ fn check(locked: &LockedSkill, project: &Path) -> Status {
     if !folder.is_dir() {
         return Status::Missing;
     }
-    let (files, odd) = match read_files(&folder) {
-        Ok(Ok(files)) => (files, Vec::new()),
-        // A link or an unreadable entry: what can be read is compared, and
-        // the rest is a change.
-        Ok(Err(_)) | Err(_) => read_lenient(&folder),
-    };
-    let mut changed = odd;
+    // A link or an unreadable entry is a change; what can be read is
+    // compared.
+    let Walked { files, mut odd, .. } = walk(&folder);
+    let mut changed = std::mem::take(&mut odd);
     let mut added = Vec::new();
     for (path, file) in &files {
         match locked.files.get(path) {
             Some(entry)
-                if entry.size == file.size && entry.digest == digest::written(&file.sha256) => {}
+                if entry.size == file.size
+                    && entry.digest == crate::whole::sha256(&file.sha256) => {}
             Some(_) => changed.push(path.clone()),
             None => added.push(path.clone()),
         }
@@ -427,93 +437,73 @@ fn inside(project: &Path, path: &str) -> Result<PathBuf, LockError> {
     Ok(project.join(relative))
 }
 
-/// The regular files under `folder` by relative path; the inner `Err` says
-/// why the folder cannot be pinned (a link, something not a file, too
-/// big).
-fn read_files(folder: &Path) -> Result<Result<BTreeMap<String, Read>, String>, LockError> {
-    let mut files = BTreeMap::new();
-    let mut total = 0u64;
-    let mut stack = vec![(folder.to_path_buf(), String::new())];
-    while let Some((dir, prefix)) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|source| LockError::Io {
-            path: dir.display().to_string(),
-            source,
-        })?;
-        for entry in entries {
-            let entry = entry.map_err(|source| LockError::Io {
-                path: dir.display().to_string(),
-                source,
-            })?;
-            let Ok(name) = entry.file_name().into_string() else {
-                return Ok(Err(format!("{prefix}: a file name that is not UTF-8")));
-            };
-            let relative = format!("{prefix}{name}");
-            let kind = entry.file_type().map_err(|source| LockError::Io {
-                path: entry.path().display().to_string(),
-                source,
-            })?;
-            if kind.is_dir() {
-                stack.push((entry.path(), format!("{relative}/")));
-            } else if kind.is_file() {
-                let content = std::fs::read(entry.path()).map_err(|source| LockError::Io {
-                    path: entry.path().display().to_string(),
-                    source,
-                })?;
-                total += content.len() as u64;
-                if total > MAX_SKILL_BYTES {
-                    return Ok(Err(format!(
-                        "its files pass {} MiB",
-                        MAX_SKILL_BYTES / 1024 / 1024
-                    )));
-                }
-                files.insert(
-                    relative,
-                    Read {
-                        size: content.len() as u64,
-                        sha256: digest::sha256(&content),
-                    },
-                );
-            } else {
-                return Ok(Err(format!(
-                    "`{relative}` is a symbolic link or not a regular file"
-                )));
-            }
-        }
-    }
-    Ok(Ok(files))
+/// What a skill's folder holds: its regular files, digested, and the
+/// entries that are not (a symbolic link, a special file, a name that is
+/// not UTF-8, something that could not be read), by relative path.
+struct Walked {
+    files: BTreeMap<String, Read>,
+    odd: Vec<String>,
+    /// The bytes of all the files.
+    total: u64,
 }
 
-/// The regular files under `folder` that can be read, and the relative
-/// paths of the entries that are not regular files (or not readable).
-fn read_lenient(folder: &Path) -> (BTreeMap<String, Read>, Vec<String>) {
-    let mut files = BTreeMap::new();
-    let mut odd = Vec::new();
+/// Walks `folder`, digesting each regular file as the readers of skills
+/// open them (`skillkit_parser::open_file`: never blocking on a FIFO put
+/// in a file's place, refusing what is not a regular file) and streaming
+/// its bytes through the hash.
+fn walk(folder: &Path) -> Walked {
+    let mut walked = Walked {
+        files: BTreeMap::new(),
+        odd: Vec::new(),
+        total: 0,
+    };
+    let mut buffer = vec![0u8; 64 * 1024];
     let mut stack = vec![(folder.to_path_buf(), String::new())];
     while let Some((dir, prefix)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
-            odd.push(prefix.trim_end_matches('/').to_owned());
+            walked.odd.push(prefix.trim_end_matches('/').to_owned());
             continue;
         };
         for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let relative = format!("{prefix}{name}");
+            let relative = format!("{prefix}{}", entry.file_name().to_string_lossy());
+            let name_ok = entry.file_name().to_str().is_some();
             match entry.file_type() {
-                Ok(kind) if kind.is_dir() => stack.push((entry.path(), format!("{relative}/"))),
-                Ok(kind) if kind.is_file() => match std::fs::read(entry.path()) {
-                    Ok(content) => {
-                        files.insert(
-                            relative,
-                            Read {
-                                size: content.len() as u64,
-                                sha256: digest::sha256(&content),
-                            },
-                        );
+                Ok(kind) if kind.is_dir() && name_ok => {
+                    stack.push((entry.path(), format!("{relative}/")));
+                }
+                Ok(kind) if kind.is_file() && name_ok => {
+                    match digest_file(&entry.path(), &mut buffer) {
+                        Ok(read) => {
+                            walked.total += read.size;
+                            walked.files.insert(relative, read);
+                        }
+                        Err(_) => walked.odd.push(relative),
                     }
-                    Err(_) => odd.push(relative),
-                },
-                _ => odd.push(relative),
+                }
+                _ => walked.odd.push(relative),
             }
         }
     }
-    (files, odd)
+    walked.odd.sort();
+    walked
+}
+
+/// The size and SHA-256 of the regular file at `path`.
+fn digest_file(path: &Path, buffer: &mut [u8]) -> io::Result<Read> {
+    use sha2::Digest as _;
+    let (mut file, _) = skillkit_parser::open_file(path)?;
+    let mut hash = sha2::Sha256::new();
+    let mut size = 0u64;
+    loop {
+        let n = io::Read::read(&mut file, buffer)?;
+        if n == 0 {
+            break;
+        }
+        hash.update(&buffer[..n]);
+        size += n as u64;
+    }
+    Ok(Read {
+        size,
+        sha256: hash.finalize().into(),
+    })
 }

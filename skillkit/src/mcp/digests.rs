@@ -72,14 +72,8 @@ impl Digests {
             size += n as u64;
         }
         self.computed.fetch_add(1, Ordering::Relaxed);
-        let mut digest = String::with_capacity(7 + 64);
-        digest.push_str("sha256:");
-        for byte in hash.finalize() {
-            use std::fmt::Write;
-            let _ = write!(digest, "{byte:02x}");
-        }
         let facts = Arc::new(Facts {
-            digest,
+            digest: crate::whole::sha256(&hash.finalize()),
             size,
             frontmatter: frontmatter.then(|| written_frontmatter(&kept)).flatten(),
         });

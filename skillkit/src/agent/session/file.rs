@@ -233,19 +233,9 @@ fn read_meta(path: &Path) -> SessionMeta {
         .unwrap_or_default()
 }
 
-/// Writes `bytes` to `path` whole: beside it, then renamed into place.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_data()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// Writes `items` to `path` whole: beside it, then renamed into place.
 fn write(path: &Path, items: &[SessionItem]) -> Result<(), SessionError> {
-    write_whole(path, &lines(items)?)
+    Ok(crate::whole::write(path, &lines(items)?)?)
 }
 
 /// `items` as the file's lines.
@@ -393,7 +383,7 @@ impl SessionStore for FileSessionStore {
                 kept.agent = meta.agent;
             }
             let bytes = serde_json::to_vec(&kept).map_err(std::io::Error::from)?;
-            write_whole(&meta_path(path), &bytes)
+            Ok(crate::whole::write(&meta_path(path), &bytes)?)
         })
         .await
     }
