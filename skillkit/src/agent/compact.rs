@@ -13,12 +13,15 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
+use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::agent::activate::ACTIVATE_SKILL;
 use crate::agent::context::{CLEARED, chars, view_owned};
 use crate::agent::run::AgentRun;
 use crate::agent::session::Saved;
+use crate::agent::spans::Chat;
 use crate::agent::{AgentError, EventKind, History, context_window};
 use crate::llm::{Compaction, KeptSkill, Message, Request, Response};
 
@@ -216,15 +219,9 @@ const SUMMARISE: &str = "You summarise a conversation between a user and an AI a
 const INPUT_CHARS: usize = 500;
 
 impl AgentRun {
-    /// The context window of this agent's model, in tokens (known once the
-    /// agent is made: [`window_of`]).
-    pub(crate) fn window(&self) -> usize {
-        self.window
-    }
-
     /// The size, in tokens, past which the conversation is compacted.
     pub(crate) fn compact_at(&self) -> u64 {
-        (self.window() as u64) * u64::from(self.runtime.compaction.at_percent) / 100
+        (self.window as u64) * u64::from(self.runtime.compaction.at_percent) / 100
     }
 
     /// What the request asks the API to clear itself, when the policy lets
@@ -406,13 +403,32 @@ impl AgentRun {
             tools: Vec::new().into(),
             options: self.model.parsed.options.clone(),
         };
+        // A model request like any other: traced as a `chat` span.
+        let span = self.chat_span(&request);
+        let chat = Chat::new(span.clone(), self.model.adapter.name(), &request);
         let adapter = std::sync::Arc::clone(&self.model.adapter);
+        let asked = async {
+            let events = adapter.stream(request).await?;
+            Response::collect(events.inspect(|event| chat.observe(Some(event)))).await
+        };
         let response = tokio::select! {
-            response = async {
-                let events = adapter.stream(request).await?;
-                Response::collect(events).await
-            } => response.map_err(|e| AgentError::Compaction(format!("the model could not summarise: {e}")))?,
-            () = cancel.cancelled() => return Err(AgentError::Stopped),
+            response = asked.instrument(span) => response,
+            () = cancel.cancelled() => {
+                chat.failed("cancelled");
+                return Err(AgentError::Stopped);
+            }
+        };
+        let response = match response {
+            Ok(response) => {
+                chat.answered(&response.message);
+                response
+            }
+            Err(error) => {
+                chat.failed(&error.error_type());
+                return Err(AgentError::Compaction(format!(
+                    "the model could not summarise: {error}"
+                )));
+            }
         };
         self.total += response.usage;
         self.emit(EventKind::Usage {
@@ -432,13 +448,9 @@ impl AgentRun {
 /// The context window of `model` under `policy`, in tokens: the policy's,
 /// else the model's, else [`DEFAULT_CONTEXT_WINDOW`].
 pub(crate) fn window_of(policy: &CompactionPolicy, model: &crate::agent::run::Model) -> usize {
-    policy.window.unwrap_or_else(|| {
-        let name = match model.parsed.model.as_str() {
-            "" => model.adapter.default_model().unwrap_or(""),
-            name => name,
-        };
-        context_window(name).unwrap_or(DEFAULT_CONTEXT_WINDOW)
-    })
+    policy
+        .window
+        .unwrap_or_else(|| context_window(model.name()).unwrap_or(DEFAULT_CONTEXT_WINDOW))
 }
 
 /// Why a compaction is made.

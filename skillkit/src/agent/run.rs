@@ -82,6 +82,14 @@ pub(crate) struct Model {
 }
 
 impl Model {
+    /// The model's name: the URI's, else the adapter's default.
+    pub(crate) fn name(&self) -> &str {
+        match self.parsed.model.as_str() {
+            "" => self.adapter.default_model().unwrap_or(""),
+            name => name,
+        }
+    }
+
     /// Resolves `uri` and checks that a request could be sent, before any is.
     pub(crate) fn resolve(
         registry: &Registry,
@@ -285,7 +293,7 @@ impl AgentRun {
             let tokens = self.meter.measured(all, &usage);
             self.emit(EventKind::Context(ContextUse {
                 tokens,
-                window: self.window() as u64,
+                window: self.window as u64,
                 compact_at: self.runtime.compaction.on.then(|| self.compact_at()),
             }));
         }
@@ -349,13 +357,9 @@ impl AgentRun {
     /// The listing budget of this agent: the options', else its model's
     /// default.
     fn listing_budget(&self) -> usize {
-        self.runtime.listing_budget.unwrap_or_else(|| {
-            let model = match self.model.parsed.model.as_str() {
-                "" => self.model.adapter.default_model().unwrap_or(""),
-                model => model,
-            };
-            default_listing_budget(model)
-        })
+        self.runtime
+            .listing_budget
+            .unwrap_or_else(|| default_listing_budget(self.model.name()))
     }
 
     /// The request of this turn: the system prompt, the history with wire

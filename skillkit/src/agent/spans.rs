@@ -18,10 +18,7 @@ use crate::telemetry::{self, attr, capture_content};
 impl AgentRun {
     /// The `chat {model}` span of `request`.
     pub(super) fn chat_span(&self, request: &Request) -> Span {
-        let model = match request.model.as_str() {
-            "" => self.model.adapter.default_model().unwrap_or(""),
-            model => model,
-        };
+        let model = self.model.name();
         let span = tracing::info_span!(
             "chat",
             otel.name = %format_args!("chat {model}"),
