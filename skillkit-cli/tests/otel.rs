@@ -517,3 +517,65 @@ async fn the_headers_variable_reaches_the_collector() {
     assert!(!receiver.header("x-api-key").is_empty());
     assert_eq!(receiver.header("x-team")[0], "trips");
 }
+
+/// A hostile client's trace context is not taken: a `traceparent` that is
+/// garbage, all zeros, or a megabyte long leaves the server answering and
+/// its span a trace of its own (as any W3C parser must), never a child of
+/// the bogus ids.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hostile_traceparent_is_ignored_and_the_server_goes_on() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{CallToolRequestParams, MetaObject, RequestMetaObject};
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+
+    let receiver = Receiver::start().await;
+    let (dir, _) = fixture();
+    let url = receiver.url.clone();
+    let home = dir.path().join("home");
+    let kit = dir.path().join("helper");
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillkit")).configure(|c| {
+        c.arg("serve")
+            .arg(&kit)
+            .env("HOME", &home)
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+            .env_remove("RUST_LOG");
+    });
+    let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    let hostile = [
+        "not a traceparent".to_owned(),
+        "00-00000000000000000000000000000000-0000000000000000-01".to_owned(),
+        format!("00-{}-00f067aa0ba902b7-01", "a".repeat(1 << 20)),
+    ];
+    for traceparent in &hostile {
+        let mut meta = MetaObject::new();
+        meta.set_traceparent(traceparent.clone());
+        let mut request = CallToolRequestParams::new("activate_skill");
+        request.arguments = serde_json::json!({"name": "helper:trip"})
+            .as_object()
+            .cloned();
+        request.meta = Some(RequestMetaObject(meta));
+        let result = client.call_tool(request).await.unwrap();
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+    }
+    client.cancel().await.unwrap();
+    let spans = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            let spans = receiver.spans();
+            if spans
+                .iter()
+                .filter(|s| s.name == "execute_tool activate_skill")
+                .count()
+                == hostile.len()
+            {
+                return spans;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("stuck: the server's spans never arrived");
+    for served in named(&spans, "execute_tool activate_skill") {
+        assert!(served.parent_span_id.is_empty(), "a root span: {served:?}");
+        assert!(served.trace_id.iter().any(|b| *b != 0));
+    }
+}

@@ -93,3 +93,65 @@ fn verify_says_what_changed_and_exits_accordingly() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("not a SkillKit lockfile"), "{stderr}");
 }
+
+/// A hostile project, through the binary (as the user running it; root
+/// here): a lock naming folders outside the project (`..`, an absolute
+/// path) reads nothing there and says `missing`; a FIFO put in a pinned
+/// file's place does not hang `verify`; a link to a secret put in a pinned
+/// file's place is a change, and the secret is not printed.
+#[test]
+fn a_hostile_lock_or_folder_reads_nothing_outside_and_never_hangs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    write(
+        &root.join(".agents/skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greet.\n---\nHi.\n",
+    );
+    write(&root.join(".agents/skills/greet/notes.md"), "notes\n");
+    write(&dir.path().join("outside/SKILL.md"), "outside\n");
+    let mut lock = Lockfile::new();
+    lock.pin(
+        "greet",
+        "acme/skills/greet",
+        None,
+        None,
+        &root,
+        ".agents/skills/greet",
+    )
+    .unwrap();
+    let mut text = lock.to_text();
+    // Entries a hostile lock could hold, written by hand.
+    let entry = |path: &str| {
+        format!(
+            r#""{path}": {{"source": "x", "path": "{path}", "files": {{"SKILL.md": {{"digest": "sha256:00", "size": 8}}}}, "digest": "sha256:00"}},"#
+        )
+    };
+    text = text.replacen(
+        "\"skills\": {",
+        &format!("\"skills\": {{{}{}", entry("../outside"), entry("/etc")),
+        1,
+    );
+    std::fs::write(root.join("skillkit.lock.json"), text).unwrap();
+    #[cfg(unix)]
+    {
+        let notes = root.join(".agents/skills/greet/notes.md");
+        std::fs::remove_file(&notes).unwrap();
+        let status = Command::new("mkfifo").arg(&notes).status().unwrap();
+        assert!(status.success());
+        let secret = dir.path().join("secret.txt");
+        std::fs::write(&secret, "TOP-SECRET\n").unwrap();
+        let skill_md = root.join(".agents/skills/greet/SKILL.md");
+        std::fs::remove_file(&skill_md).unwrap();
+        std::os::unix::fs::symlink(&secret, &skill_md).unwrap();
+    }
+    let (code, stdout, stderr) = verify(&root, &[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("missing ../outside\n"), "{stdout}");
+    assert!(stdout.contains("missing /etc\n"), "{stdout}");
+    #[cfg(unix)]
+    assert!(
+        stdout.contains("modified greet; changed: SKILL.md, notes.md"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("TOP-SECRET") && !stderr.contains("TOP-SECRET"));
+}
