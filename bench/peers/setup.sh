@@ -24,5 +24,15 @@ npm install --prefix "$here" --no-audit --no-fund --save-exact --loglevel=error 
     @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/sdk@1.32.2
 test -x "$here/node_modules/.bin/mcp-server-everything"
 node -e 'console.log("bench/peers ready: @modelcontextprotocol/sdk", require(process.argv[1]).version)' "$here/node_modules/@modelcontextprotocol/sdk/package.json"
+# OpenSSH's ssh-keygen, for the test that signatures agree with it
+# (skillkit-cli/tests/project.rs).
+if ! command -v ssh-keygen >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-client >/dev/null
+    else
+        echo "ssh-keygen not found: install openssh-client" >&2
+    fi
+fi
 # PostgreSQL's programs, for the SQL provider's PostgreSQL tests.
 "$here/../setup-postgres.sh"

@@ -31,6 +31,14 @@ impl Failure {
         }
     }
 
+    /// A failure with an exit code of its own (one `--help` states).
+    pub fn with_code(code: u8, message: impl Display) -> Failure {
+        Failure {
+            code,
+            message: message.to_string(),
+        }
+    }
+
     /// What went wrong and what to do, in one line.
     pub fn message(&self) -> &str {
         &self.message

@@ -1,4 +1,4 @@
-//! `skillkit import`, `remove`, `refresh` and `list --github`: the GitHub
+//! `skillkit import`, `forget`, `refresh` and `list --github`: the GitHub
 //! provider's cache from the command line, with a progress bar while a
 //! tarball downloads and unpacks.
 
@@ -41,13 +41,13 @@ pub fn import(global: &Global, source: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `skillkit remove SOURCE`.
-pub fn remove(global: &Global, source: &str) -> Result<(), Failure> {
+/// `skillkit forget SOURCE`.
+pub fn forget(global: &Global, source: &str) -> Result<(), Failure> {
     let github = sources::github(global)?;
     sources::runtime()?
         .block_on(github.remove(source))
         .map_err(explain::github)?;
-    out!("removed {source}");
+    out!("forgot {source}");
     Ok(())
 }
 
@@ -146,7 +146,7 @@ pub fn list(global: &Global, json: bool) -> Result<(), Failure> {
 
 /// The provider, reporting downloads on a progress bar (drawn on stderr when
 /// it is a terminal, hidden otherwise).
-fn with_progress(global: &Global) -> Result<(GitHub, ProgressBar), Failure> {
+pub fn with_progress(global: &Global) -> Result<(GitHub, ProgressBar), Failure> {
     let bar = ProgressBar::new_spinner();
     let style =
         ProgressStyle::with_template("{spinner} {msg}: {bytes} ({bytes_per_sec}, {elapsed})")

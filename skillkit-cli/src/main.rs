@@ -9,7 +9,13 @@
 //! skillkit show NAME [PATH...]               one skill: fields, location, files beside it, body
 //! skillkit to-prompt PATH... [--each]        the <available_skills> block for a system prompt
 //! skillkit import owner/repo[/path][@ref]    download a skill repository into the cache
-//! skillkit remove SOURCE                     forget an imported source
+//! skillkit forget SOURCE                     forget an imported source
+//! skillkit add SOURCE [--to DIR]             install a source's skills into the project, pinned
+//! skillkit install [--locked|--offline|--frozen]  the project's skills exactly as its lock says
+//! skillkit update [SOURCE]                   move pinned skills to their ref's new commit
+//! skillkit remove NAME                       take a pinned skill out of the project
+//! skillkit verify [--json]                   the project's skills against its lock
+//! skillkit sign DIR --key FILE               sign a skill (SKILL.sig, sshsig)
 //! skillkit refresh [SOURCE]                  update imported sources to their ref's commit
 //! skillkit run AGENT_DIR "task" [--json]     one task: the answer on stdout
 //! skillkit chat AGENT_DIR [--resume FILE]    an interactive conversation
@@ -32,6 +38,7 @@ mod list;
 mod mcp_args;
 mod output;
 mod progress;
+mod project;
 mod run;
 mod search;
 mod serve;
@@ -242,13 +249,114 @@ enum Command {
         /// `owner/repo[/path][@ref]`.
         source: String,
     },
-    /// Forget an imported source and delete its files when no other source
-    /// uses them. Needs no network. Exit 0: removed;
-    /// 1: it was not imported; 2: SOURCE is not a source, or the cache cannot
-    /// be used.
-    Remove {
+    /// Forget a source imported into the cache (`import`'s opposite) and
+    /// delete its files when no other source uses them. Needs no network;
+    /// the project's pinned skills are not touched (that is `remove`).
+    /// Exit 0: forgotten; 1: it was not imported; 2: SOURCE is not a
+    /// source, or the cache cannot be used.
+    Forget {
         /// The source as imported (`owner/repo[/path][@ref]`).
         source: String,
+    },
+    /// Install the skills of SOURCE into the project and pin them in its
+    /// lockfile (`skillkit.lock.json`, beside them in the project's root):
+    /// one folder per skill in `.agents/skills/` (`.claude/skills/` when the
+    /// project has only that; --to otherwise), where Claude Code, Codex and
+    /// SkillKit find them. The lock keeps the source, the ref, the commit,
+    /// each file's digest and the signer of a signed skill (its SKILL.sig
+    /// must hold for its files).
+    ///
+    /// SOURCE as `import` takes it: `owner/repo[/path][@ref]` (GitHub
+    /// Enterprise with --github-url). Exit 0: added; 1: GitHub refused, the
+    /// source holds no skill, a signature does not hold, or a folder is in
+    /// the way; 2: SOURCE is not a source, or a file cannot be written.
+    Add {
+        /// `owner/repo[/path][@ref]`.
+        source: String,
+        /// The folder to install into, relative to the project.
+        #[arg(long, value_name = "DIR")]
+        to: Option<String>,
+        /// The project's folder (default: this one).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+    /// Make the project's skill folders exactly what its lockfile pins: each
+    /// missing or changed skill is put back from its locked commit (the
+    /// lock decides, not where a tag points now), every file checked
+    /// against the lock's digests and the pinned signer. Nothing is half
+    /// installed: on any failure the folders and the lock stay as they
+    /// were. Without `skillkit.lock.json`, vercel's `skills-lock.json` is
+    /// followed as it is (its computedHash checked, the file not rewritten).
+    ///
+    /// Exit 0: installed; 1: a skill could not be had or does not match
+    /// the lock; 2: the lock cannot be read, or a file cannot be written;
+    /// 3: --locked (or --frozen) and the lock would change (an entry
+    /// written by hand, not yet pinned).
+    Install {
+        /// Fail (exit 3) rather than change the lockfile.
+        #[arg(long)]
+        locked: bool,
+        /// No network: the commits must be in the cache.
+        #[arg(long)]
+        offline: bool,
+        /// --locked and --offline.
+        #[arg(long)]
+        frozen: bool,
+        /// The project's folder (default: this one).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+    /// Move the project's pinned skills (those of SOURCE, or all) to the
+    /// commit their ref points at now, re-checked and re-pinned. SOURCE
+    /// with another ref than the locked one needs --allow-ref-change; a
+    /// skill now signed by another key (or no longer signed) needs
+    /// --allow-signer-change.
+    ///
+    /// Exit 0: updated (or up to date); 1: refused, or GitHub failed (the
+    /// folders and the lock are unchanged); 2: the lock cannot be read.
+    Update {
+        /// `owner/repo[/path][@ref]` as added.
+        source: Option<String>,
+        /// Accept a ref other than the locked one.
+        #[arg(long)]
+        allow_ref_change: bool,
+        /// Accept a signer other than the pinned one.
+        #[arg(long)]
+        allow_signer_change: bool,
+        /// The project's folder (default: this one).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+    /// Take a pinned skill out of the project: its folder and its entry in
+    /// the lockfile (`add`'s opposite; the cache keeps its files, `forget`
+    /// is for imported sources).
+    ///
+    /// Exit 0: removed; 1: the lock pins no such skill; 2: the lock cannot
+    /// be read or written.
+    Remove {
+        /// The skill's name, as `verify` lists it.
+        name: String,
+        /// The project's folder (default: this one).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+    /// Sign the skill in DIR with an SSH key: writes DIR/SKILL.sig (the
+    /// `sshsig` format of `ssh-keygen -Y sign`, namespace `skillkit-skill`)
+    /// over the digest of its other files. With --print-message, print the
+    /// message instead, to sign it with `ssh-keygen -Y sign -n
+    /// skillkit-skill` (an encrypted key, ssh-agent, a security key).
+    ///
+    /// Exit 0: signed; 1: the folder cannot be signed; 2: the key cannot be
+    /// read.
+    Sign {
+        /// The skill's folder.
+        dir: PathBuf,
+        /// An unencrypted OpenSSH private key (Ed25519 or ECDSA P-256).
+        #[arg(long, value_name = "FILE", required_unless_present = "print_message")]
+        key: Option<PathBuf>,
+        /// Print the message to sign instead.
+        #[arg(long)]
+        print_message: bool,
     },
     /// Update imported sources to the commit their ref points at now.
     ///
@@ -299,8 +407,11 @@ enum Command {
     },
     /// Check the project's skills against its lockfile (`skillkit.lock.json`):
     /// each pinned skill `ok`, `modified` (with the files changed, added,
-    /// removed), or `missing`; each skill in `.agents/skills/` or
-    /// `.claude/skills/` the lock does not know, `unlocked`.
+    /// removed), `missing`, or `bad-signature` (its files are the pinned
+    /// ones but its SKILL.sig does not hold for them or is not the pinned
+    /// signer's); each skill in `.agents/skills/` or `.claude/skills/` the
+    /// lock does not know, `unlocked`. An unsigned skill is ok unless the
+    /// lock pins a signer for it. Offline.
     ///
     /// Exit 0: every skill ok; 1: one is not; 2: the lock cannot be read.
     Verify {
@@ -313,6 +424,10 @@ enum Command {
         /// Print one JSON object: each skill's name and status.
         #[arg(long)]
         json: bool,
+        /// An allowed-signers file (`ssh-keygen`'s format): a signed skill
+        /// whose lock pins no signer must be signed by one of its keys.
+        #[arg(long, value_name = "FILE")]
+        allowed_signers: Option<PathBuf>,
     },
     /// The sessions kept by `run --session` and `chat --session`: list them,
     /// show one, fork one, remove one.
@@ -403,7 +518,27 @@ fn main() -> ExitCode {
             project,
             lock,
             json,
-        } => return verify::run(project.as_deref(), lock.as_deref(), json),
+            allowed_signers,
+        } => {
+            return verify::run(
+                project.as_deref(),
+                lock.as_deref(),
+                allowed_signers.as_deref(),
+                json,
+            );
+        }
+        Command::Install {
+            locked,
+            offline,
+            frozen,
+            project,
+        } => {
+            let mode = skillkit::lockfile::InstallMode {
+                locked: locked || frozen,
+                offline: offline || frozen,
+            };
+            return project::install(&global, project.as_deref(), mode);
+        }
         Command::List {
             github: true, json, ..
         } => github::list(&global, json),
@@ -424,7 +559,32 @@ fn main() -> ExitCode {
         } => search::run(&global, &query, &paths, each, json, limit),
         Command::Show { name, paths } => show::run(&global, &name, &paths),
         Command::Import { source } => github::import(&global, &source),
-        Command::Remove { source } => github::remove(&global, &source),
+        Command::Forget { source } => github::forget(&global, &source),
+        Command::Add {
+            source,
+            to,
+            project,
+        } => project::add(&global, project.as_deref(), &source, to.as_deref()),
+        Command::Update {
+            source,
+            allow_ref_change,
+            allow_signer_change,
+            project,
+        } => project::update(
+            &global,
+            project.as_deref(),
+            source.as_deref(),
+            skillkit::lockfile::UpdateMode {
+                allow_ref_change,
+                allow_signer_change,
+            },
+        ),
+        Command::Remove { name, project } => project::remove(&global, project.as_deref(), &name),
+        Command::Sign {
+            dir,
+            key,
+            print_message,
+        } => project::run_sign(&dir, key.as_deref(), print_message),
         Command::Refresh { source } => github::refresh(&global, source.as_deref()),
         Command::Run {
             agent,

@@ -5,17 +5,21 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use skillkit::lockfile::{LOCKFILE_NAME, Lockfile, Status, verify};
+use skillkit::lockfile::{
+    AllowedSigners, LOCKFILE_NAME, Lockfile, SKILL_FOLDERS, Status, verify_signed,
+};
 
 use crate::output::{err, out};
-
-/// The folders a project keeps its skills in, scanned for unlocked ones.
-const SKILL_FOLDERS: [&str; 2] = [".agents/skills", ".claude/skills"];
 
 /// Runs `verify` in `project` (the working folder by default) against
 /// `lock` (its `skillkit.lock.json` by default). Exit 0 only when every
 /// skill is `ok`; 1 when one is not; 2 when the lock cannot be read.
-pub fn run(project: Option<&Path>, lock: Option<&Path>, json: bool) -> ExitCode {
+pub fn run(
+    project: Option<&Path>,
+    lock: Option<&Path>,
+    allowed_signers: Option<&Path>,
+    json: bool,
+) -> ExitCode {
     let project = project.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let path = lock.map_or_else(|| project.join(LOCKFILE_NAME), Path::to_path_buf);
     let lock = match Lockfile::read(&path) {
@@ -25,7 +29,14 @@ pub fn run(project: Option<&Path>, lock: Option<&Path>, json: bool) -> ExitCode 
             return ExitCode::from(crate::exit::IO);
         }
     };
-    let verdicts = verify(&lock, &project, &SKILL_FOLDERS);
+    let allowed = match allowed_signers.map(AllowedSigners::read).transpose() {
+        Ok(allowed) => allowed,
+        Err(error) => {
+            err!("error: {error}");
+            return ExitCode::from(crate::exit::IO);
+        }
+    };
+    let verdicts = verify_signed(&lock, &project, &SKILL_FOLDERS, allowed.as_ref());
     let all_ok = verdicts.iter().all(|v| v.status == Status::Ok);
     if json {
         let lines: Vec<serde_json::Value> = verdicts
@@ -53,7 +64,10 @@ pub fn run(project: Option<&Path>, lock: Option<&Path>, json: bool) -> ExitCode 
                     }
                 }
             }
-            out!("{line}");
+            if let Status::BadSignature { reason } = &verdict.status {
+                line.push_str(&format!("; {reason}"));
+            }
+            out!("{}", crate::output::inert(&line));
         }
         if verdicts.is_empty() {
             out!("the lock pins no skill, and the project's skill folders hold none");

@@ -73,7 +73,7 @@ fn the_verdict_survives_a_closed_pipe() {
 #[test]
 fn an_invalid_source_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
-    for verb in ["import", "remove", "refresh"] {
+    for verb in ["import", "forget", "refresh"] {
         let out = skillkit(dir.path(), &[verb, "../etc"]);
         assert_eq!(out.status.code(), Some(2), "{verb}: {out:?}");
         assert_one_error(&out, "invalid source `../etc`");
@@ -92,7 +92,7 @@ fn an_unusable_cache_is_an_io_error() {
         &["import", "obra/superpowers", "--cache-dir", cache][..],
         &["refresh", "obra/superpowers", "--cache-dir", cache][..],
         &["refresh", "--cache-dir", cache][..],
-        &["remove", "obra/superpowers", "--cache-dir", cache][..],
+        &["forget", "obra/superpowers", "--cache-dir", cache][..],
         &["list", "--github", "--cache-dir", cache][..],
     ] {
         let out = skillkit(dir.path(), args);

@@ -142,12 +142,12 @@ fn refresh_updates_to_the_new_commit_and_remove_forgets() {
         entries(&fixture.cache("trees")),
         [format!("obra--superpowers--{}", sha(2))]
     );
-    let out = fixture.run(&["remove", "obra/superpowers"]);
-    assert_eq!(stdout(&out), "removed obra/superpowers\n");
+    let out = fixture.run(&["forget", "obra/superpowers"]);
+    assert_eq!(stdout(&out), "forgot obra/superpowers\n");
     // And `remove` frees the space.
     assert_eq!(entries(&fixture.cache("trees")), Vec::<String>::new());
     assert_eq!(entries(&fixture.cache("tmp")), Vec::<String>::new());
-    let out = fixture.run(&["remove", "obra/superpowers"]);
+    let out = fixture.run(&["forget", "obra/superpowers"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(stderr(&out).lines().count(), 1, "{out:?}");
     assert_eq!(

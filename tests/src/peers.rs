@@ -33,6 +33,20 @@ pub fn everything_http() -> Result<PathBuf, String> {
     Ok(dir().join("everything_http.mjs"))
 }
 
+/// `ssh-keygen` (OpenSSH's, for the signatures' agreement test), or why
+/// there is none.
+pub fn ssh_keygen() -> Result<PathBuf, String> {
+    let found = std::process::Command::new("ssh-keygen")
+        .arg("-?")
+        .output()
+        .map_err(|e| format!("ssh-keygen cannot be run ({e}); install openssh-client"))?;
+    // `-?` prints the usage (and exits 1): it is there.
+    match String::from_utf8_lossy(&found.stderr).contains("usage") {
+        true => Ok(PathBuf::from("ssh-keygen")),
+        false => Err("ssh-keygen printed no usage; install openssh-client".into()),
+    }
+}
+
 /// A Python that can import the official MCP SDK (`bench/peers/.venv`
 /// first, then `$SKILLKIT_PYTHON`, then `python3`), or why there is none.
 pub fn python() -> Result<PathBuf, String> {

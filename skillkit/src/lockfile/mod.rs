@@ -28,6 +28,9 @@
 //! ```
 
 mod digest;
+mod project;
+mod signature;
+mod vercel;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -37,6 +40,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use digest::{AGGREGATE_TAG, aggregate_digest, file_digest};
+pub use project::{Added, InstallMode, Installed, Project, SKILL_FOLDERS, UpdateMode, Updated};
+pub use signature::{
+    AllowedSigners, SIGNATURE_FILE, SIGNATURE_NAMESPACE, normal_signer, sign, signature_of,
+    signed_message,
+};
+/// The `ssh-key` crate SkillKit signs and verifies with (its keys are
+/// [`sign`]'s), re-exported so the versions match.
+pub use ssh_key;
+pub use vercel::{VERCEL_LOCK_NAME, vercel_hash};
 
 /// The lockfile's name, in the project's root.
 pub const LOCKFILE_NAME: &str = "skillkit.lock.json";
@@ -74,6 +86,21 @@ pub enum LockError {
     /// cannot be pinned (a symbolic link in it, too big).
     #[error("{0}")]
     Refused(String),
+    /// A skill's `SKILL.sig` does not hold for its files, or was made by
+    /// another key than the one pinned.
+    #[error("bad signature: {0}")]
+    BadSignature(String),
+    /// Installing would change the lockfile, and `locked` forbids it.
+    #[error("{0}")]
+    WouldChange(String),
+    /// A source or a commit could not be had (from GitHub, or from the
+    /// cache when offline).
+    #[error("{0}")]
+    Source(String),
+    /// What is in the project's folders is not what a source or a lock
+    /// says (a digest that does not match, a folder in the way).
+    #[error("{0}")]
+    Mismatch(String),
     /// Reading or writing failed.
     #[error("{path}: {source}")]
     Io {
@@ -108,12 +135,24 @@ pub struct LockedSkill {
     /// The commit it resolved to, if it came from a repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// The skill's folder within the source (`""` when the source is the
+    /// skill's folder itself).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub folder: String,
     /// Its folder, relative to the project's root, `/` between parts.
     pub path: String,
-    /// Each file, relative to the skill's folder: digest and size.
+    /// Each file, relative to the skill's folder: digest and size. (Empty
+    /// in an entry written by hand: `install` pins it.)
+    #[serde(default)]
     pub files: BTreeMap<String, FileEntry>,
-    /// The aggregate digest over exactly `files` ([`aggregate_digest`]).
+    /// The aggregate digest over exactly `files` ([`aggregate_digest`]);
+    /// empty in an entry written by hand.
+    #[serde(default)]
     pub digest: String,
+    /// The key that must have signed it (`ssh-ed25519 AAAA…`), if any: its
+    /// `SKILL.sig` must hold for the pinned files and be made by this key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signer: Option<String>,
     /// Keys this version does not know, kept on rewrite.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -226,7 +265,8 @@ impl Lockfile {
     /// Pins skill `name` as the folder `path` (relative to `project`) holds
     /// it now, from `source` at `requested`, resolved to `commit`. The
     /// folder must be inside the project and hold regular files and folders
-    /// only.
+    /// only. An entry it replaces keeps its unknown keys, its `folder` and
+    /// its `signer`; the entry is returned to set them.
     pub fn pin(
         &mut self,
         name: &str,
@@ -235,7 +275,7 @@ impl Lockfile {
         commit: Option<&str>,
         project: &Path,
         path: &str,
-    ) -> Result<&LockedSkill, LockError> {
+    ) -> Result<&mut LockedSkill, LockError> {
         let folder = inside(project, path)?;
         if !folder.is_dir() {
             return Err(LockError::Io {
@@ -257,15 +297,17 @@ impl Lockfile {
                 MAX_SKILL_BYTES / 1024 / 1024
             )));
         }
-        let extra = self
+        let (extra, folder, signer) = self
             .skills
             .get(name)
-            .map(|old| old.extra.clone())
+            .map(|old| (old.extra.clone(), old.folder.clone(), old.signer.clone()))
             .unwrap_or_default();
         let skill = LockedSkill {
             source: source.to_owned(),
             requested: requested.map(str::to_owned),
             commit: commit.map(str::to_owned),
+            folder,
+            signer,
             path: path.trim_end_matches('/').to_owned(),
             digest: digest::aggregate(
                 &files
@@ -286,7 +328,7 @@ impl Lockfile {
             extra,
         };
         self.skills.insert(name.to_owned(), skill);
-        Ok(&self.skills[name])
+        Ok(self.skills.get_mut(name).expect("just inserted"))
     }
 }
 
@@ -322,6 +364,14 @@ pub enum Status {
     Missing,
     /// A skill in one of the scanned folders that the lock does not know.
     Unlocked,
+    /// The files are the pinned ones, but the skill's `SKILL.sig` does not
+    /// hold for them, or was not made by the pinned signer (or by a key of
+    /// the allowed signers, for a skill whose lock pins none): the lock's
+    /// digests were rewritten, or the signer changed.
+    BadSignature {
+        /// Why.
+        reason: String,
+    },
 }
 
 impl Status {
@@ -337,20 +387,41 @@ impl Status {
             Status::Modified { .. } => "modified",
             Status::Missing => "missing",
             Status::Unlocked => "unlocked",
+            Status::BadSignature { .. } => "bad-signature",
         }
     }
 }
 
 /// Each locked skill of `lock` against the folders of `project`, then each
 /// skill (a folder with a `SKILL.md`) in the `scanned` folders (relative to
-/// the project) that the lock does not know, as [`Status::Unlocked`].
+/// the project) that the lock does not know, as [`Status::Unlocked`]. A
+/// skill whose lock pins a signer must carry a `SKILL.sig` by that key over
+/// its files; an unsigned skill is `ok` otherwise. Offline.
 pub fn verify(lock: &Lockfile, project: &Path, scanned: &[&str]) -> Vec<Verdict> {
+    verify_signed(lock, project, scanned, None)
+}
+
+/// [`verify`], and a signed skill whose lock pins no signer must be signed
+/// by a key of `allowed`.
+///
+/// ```
+/// use skillkit::lockfile::{AllowedSigners, Lockfile, verify_signed};
+/// let project = tempfile::tempdir().unwrap();
+/// let verdicts = verify_signed(&Lockfile::new(), project.path(), &[], Some(&AllowedSigners::default()));
+/// assert!(verdicts.is_empty());
+/// ```
+pub fn verify_signed(
+    lock: &Lockfile,
+    project: &Path,
+    scanned: &[&str],
+    allowed: Option<&AllowedSigners>,
+) -> Vec<Verdict> {
     let mut verdicts: Vec<Verdict> = lock
         .skills
         .iter()
         .map(|(name, locked)| Verdict {
             name: name.clone(),
-            status: check(locked, project),
+            status: check(locked, project, allowed),
         })
         .collect();
     let locked: std::collections::HashSet<&str> =
@@ -376,8 +447,9 @@ pub fn verify(lock: &Lockfile, project: &Path, scanned: &[&str]) -> Vec<Verdict>
     verdicts
 }
 
-/// `locked` against its folder in `project`.
-fn check(locked: &LockedSkill, project: &Path) -> Status {
+/// `locked` against its folder in `project`: its files, then its
+/// signature.
+fn check(locked: &LockedSkill, project: &Path, allowed: Option<&AllowedSigners>) -> Status {
     let Ok(folder) = inside(project, &locked.path) else {
         return Status::Missing;
     };
@@ -405,14 +477,35 @@ fn check(locked: &LockedSkill, project: &Path) -> Status {
         .cloned()
         .collect();
     changed.sort();
-    if changed.is_empty() && added.is_empty() && removed.is_empty() {
-        Status::Ok
-    } else {
-        Status::Modified {
+    if !(changed.is_empty() && added.is_empty() && removed.is_empty()) {
+        return Status::Modified {
             changed,
             added,
             removed,
-        }
+        };
+    }
+    let signed = files.contains_key(SIGNATURE_FILE);
+    let bad = |reason: String| Status::BadSignature { reason };
+    match (&locked.signer, allowed) {
+        (Some(pinned), _) if !signed => bad(format!(
+            "the lock pins signer `{pinned}` and the skill has no {SIGNATURE_FILE}"
+        )),
+        (Some(pinned), _) => match signature::check(&folder, &files) {
+            Err(reason) => bad(reason),
+            Ok(signer) if Some(&signer) != normal_signer(pinned).as_ref() => bad(format!(
+                "signed by `{signer}`, not by the pinned signer `{pinned}`; \
+                 `skillkit update --allow-signer-change` accepts the new one"
+            )),
+            Ok(_) => Status::Ok,
+        },
+        (None, Some(allowed)) if signed => match signature::check(&folder, &files) {
+            Err(reason) => bad(reason),
+            Ok(signer) if allowed.principals(&signer).is_none() => bad(format!(
+                "signed by `{signer}`, which the allowed signers do not name"
+            )),
+            Ok(_) => Status::Ok,
+        },
+        _ => Status::Ok,
     }
 }
 

@@ -140,6 +140,40 @@ impl Cache {
         self.trees().join(name)
     }
 
+    /// The directory of the tree of `reference` at commit `sha` as a
+    /// project's lock pinned it (`pinned/`): kept whole, never collected,
+    /// since no source file records it.
+    pub(crate) fn pinned_dir(&self, reference: &Reference, sha: &str) -> PathBuf {
+        let tree = self.tree_dir(reference, sha);
+        self.root
+            .join("pinned")
+            .join(tree.file_name().unwrap_or_default())
+    }
+
+    /// Moves the complete tree `staging` into place as the pinned tree of
+    /// `reference` at `sha` (or keeps the one another process put there
+    /// first).
+    pub(crate) fn keep_pinned(
+        &self,
+        staging: Staging,
+        reference: &Reference,
+        sha: &str,
+    ) -> io::Result<PathBuf> {
+        let _lock = self.lock()?;
+        let target = self.pinned_dir(reference, sha);
+        fs::create_dir_all(self.root.join("pinned"))?;
+        sync_folders(staging.path())?;
+        match fs::rename(staging.path(), &target) {
+            Ok(()) => {
+                let _ = staging.dir.keep();
+                sync_folder(&self.root.join("pinned"));
+                Ok(target)
+            }
+            Err(_) if target.is_dir() => Ok(target),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Every imported source, sorted by reference. Unreadable source files
     /// are skipped with a warning.
     pub(crate) fn list(&self) -> io::Result<Vec<Stored>> {

@@ -17,6 +17,7 @@ mod allow;
 mod builder;
 mod builtins;
 mod cache;
+mod checkout;
 mod client;
 mod download;
 mod error;
@@ -38,6 +39,7 @@ use crate::skill::{Metadata, Skill};
 use crate::tool::Tool;
 
 pub use builder::GitHubBuilder;
+pub use checkout::Checkout;
 pub use download::Progress;
 pub use error::{GitHubError, Limit};
 pub use extract::Limits;
