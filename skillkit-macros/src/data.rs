@@ -33,10 +33,15 @@ pub(crate) fn kit(krate: &syn::Path, kit: &LoadedKit) -> TokenStream {
             #p::WarningData { path: #path, line: #line, column: #column, message: #message }
         }
     });
+    let digests = kit
+        .digests
+        .iter()
+        .map(|(skill, digest)| quote!((#skill, #digest)));
     quote! {
         #p::KitData {
             name: #name,
             path: #source,
+            digests: &[#(#digests),*],
             skills: &[#(#skills),*],
             agent: #root_agent,
             agents: &[#(#agents),*],

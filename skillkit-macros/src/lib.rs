@@ -12,6 +12,7 @@ mod ast;
 mod attr;
 mod ctxt;
 mod data;
+mod digest;
 mod expand;
 mod fallback;
 mod impls;

@@ -13,8 +13,12 @@ pub(crate) struct LoadedKit {
     pub(crate) name: String,
     /// The kit directory as written in `path = "…"`.
     pub(crate) source: String,
-    /// Every file of the kit (absolute), for `include_bytes!`.
+    /// Every file of the kit (absolute), for `include_bytes!`: its
+    /// documents and every file of each skill's folder.
     pub(crate) files: Vec<PathBuf>,
+    /// Each skill's aggregate digest (v1) over its folder's files, by full
+    /// name; none for a folder with a link or an unreadable entry.
+    pub(crate) digests: Vec<(String, String)>,
     /// The skills, sorted by full name.
     pub(crate) skills: Vec<LoadedSkill>,
     /// The root agent (`AGENT.md`).
@@ -78,6 +82,8 @@ pub(crate) fn load(
         .collect();
 
     let mut skills = Vec::new();
+    let mut digests = Vec::new();
+    let mut files: Vec<PathBuf> = layout.files().map(Path::to_path_buf).collect();
     for path in &layout.skills {
         let shown = relative(path);
         let parsed = read(path, &shown).and_then(|bytes| {
@@ -89,6 +95,12 @@ pub(crate) fn load(
         match parsed {
             Ok(skill) => {
                 warnings.extend(skill.doc.warnings.iter().cloned());
+                if let Some(folder) = path.parent()
+                    && let Some((digest, walked)) = crate::digest::folder(folder)
+                {
+                    digests.push((skill.member.name.clone(), digest));
+                    files.extend(walked);
+                }
                 skills.push(skill);
             }
             Err(diagnostic) => errors.push(diagnostic),
@@ -132,7 +144,12 @@ pub(crate) fn load(
     Ok(LoadedKit {
         name: kit.to_owned(),
         source: source.to_owned(),
-        files: layout.files().map(Path::to_path_buf).collect(),
+        files: {
+            files.sort();
+            files.dedup();
+            files
+        },
+        digests,
         skills: skills
             .into_iter()
             .map(|s| LoadedSkill {

@@ -65,6 +65,23 @@ use crate::tool::{Tool, ToolExecution, ToolOutcome};
 /// let kit: &'static skillkit::Kit = <Greet as Embedded>::embedded_kit();
 /// assert_eq!(kit.skills[0].name, "greet:hello");
 /// ```
+///
+/// The kit's metadata holds `digests`: each skill's aggregate digest
+/// (version 1, `skillkit::lockfile`), computed over its folder's files when
+/// the binary was built, so a binary's embedded skills can be checked
+/// against a project's lockfile:
+///
+/// ```
+/// # use skillkit::embed::Embedded;
+/// # #[derive(skillkit::Kit)]
+/// # #[kit(path = "kits/greet")]
+/// # struct Greet;
+/// # impl skillkit::EmbeddedKit for Greet {
+/// #     async fn execute(&self, _: skillkit::ToolExecution) -> skillkit::ToolOutcome { skillkit::ToolOutcome::ok("hi") }
+/// # }
+/// let digest = &Greet::embedded_kit().metadata["digests"]["greet:hello"];
+/// assert!(digest.as_str().unwrap().starts_with("sha256:"));
+/// ```
 pub trait Embedded {
     /// The kit compiled into the binary, built once on first use.
     fn embedded_kit() -> &'static Kit;
@@ -327,6 +344,8 @@ pub mod __private {
     pub struct KitData {
         pub name: &'static str,
         pub path: &'static str,
+        /// Each skill's aggregate digest (v1) at build time, by full name.
+        pub digests: &'static [(&'static str, &'static str)],
         pub skills: &'static [SkillData],
         pub agent: Option<AgentData>,
         pub agents: &'static [AgentData],
@@ -370,6 +389,14 @@ pub mod __private {
         let mut metadata = Metadata::new();
         metadata.insert("provider".into(), "embedded".into());
         metadata.insert("path".into(), data.path.into());
+        if !data.digests.is_empty() {
+            let digests: serde_json::Map<String, Value> = data
+                .digests
+                .iter()
+                .map(|(skill, digest)| ((*skill).to_owned(), Value::from(*digest)))
+                .collect();
+            metadata.insert("digests".into(), Value::Object(digests));
+        }
         Kit {
             name: Cow::Borrowed(data.name),
             skills: data.skills.iter().map(|s| Arc::new(s.skill())).collect(),

@@ -29,3 +29,25 @@ pub(crate) fn sha256(digest: &[u8]) -> String {
     }
     out
 }
+
+/// The domain tag of the aggregate digest, version 1 (specified in
+/// `lockfile/digest.rs`).
+pub(crate) const AGGREGATE_TAG: &[u8] = b"skillkit-skill-digest-v1\0";
+
+/// The aggregate digest, version 1, of files already digested: (path
+/// relative to the folder, size, SHA-256 of the content), sorted by path.
+/// The lockfile pins it and the trust store keeps it, so trusting a locked
+/// skill trusts the bytes the lock pins.
+pub(crate) fn aggregate(sorted: &[(&str, u64, [u8; 32])]) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(AGGREGATE_TAG);
+    hasher.update((sorted.len() as u64).to_be_bytes());
+    for (path, size, digest) in sorted {
+        hasher.update((path.len() as u64).to_be_bytes());
+        hasher.update(path.as_bytes());
+        hasher.update(size.to_be_bytes());
+        hasher.update(digest);
+    }
+    sha256(&hasher.finalize())
+}

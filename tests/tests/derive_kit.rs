@@ -283,3 +283,27 @@ async fn execute_receives_the_full_skill() {
         ToolOutcome::ok(json!({"skill": "files:read", "input": {"arguments": "a.txt"}}))
     );
 }
+
+/// Each embedded skill's digest, computed when the binary was built, is
+/// the one a project's lockfile pins for the same folder: a binary's
+/// embedded skills can be checked against a lock.
+#[test]
+fn embedded_skills_carry_the_digest_a_lock_pins() {
+    let kit = <FilesKit as skillkit::embed::Embedded>::embedded_kit();
+    let digests = kit.metadata["digests"].as_object().unwrap();
+    assert_eq!(digests.len(), kit.skills.len());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for skill in kit.skills.iter() {
+        let folder = format!("fixtures/kits/files/skills/{}", skill.bare_name());
+        let mut lock = skillkit::lockfile::Lockfile::new();
+        let pinned = lock
+            .pin(skill.bare_name(), "here", None, None, root, &folder)
+            .unwrap();
+        assert_eq!(
+            digests[skill.name.as_ref()],
+            pinned.digest,
+            "{}",
+            skill.name
+        );
+    }
+}

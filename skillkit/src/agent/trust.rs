@@ -249,9 +249,12 @@ impl TrustStore {
     }
 }
 
-/// `sha256:<hex>` of the files under `folder`, as they are served: each
-/// regular file's path (relative, `/`-separated) and contents, in path
-/// order; hidden entries and VCS folders are included (a hidden script runs
+/// `sha256:<hex>` of the files under `folder`, as they are served. A
+/// folder of regular files (no links) gets the aggregate digest version 1
+/// a project's lockfile pins (`lockfile/digest.rs`), so trusting a locked
+/// skill trusts exactly the bytes the lock pins, and any change revokes it.
+/// With links: each entry's path (relative, `/`-separated) and contents, in
+/// path order; hidden entries and VCS folders are included (a hidden script runs
 /// as well as any); a link is hashed as its target text and then followed,
 /// so what it leads to (a file, or a folder and everything in it, wherever
 /// it is) is hashed as if it were here, and an edit behind a link changes
@@ -263,6 +266,9 @@ fn digest(folder: &Path) -> io::Result<String> {
     seen.insert(std::fs::canonicalize(folder)?);
     collect(folder, folder, 0, &mut files, &mut seen)?;
     files.sort();
+    if files.iter().all(|(_, _, link)| link.is_none()) {
+        return aggregate(folder, &files);
+    }
     let mut hash = Sha256::new();
     let mut total = 0u64;
     let mut buffer = vec![0u8; 64 * 1024];
@@ -294,6 +300,36 @@ fn digest(folder: &Path) -> io::Result<String> {
         }
     }
     Ok(crate::whole::sha256(&hash.finalize()))
+}
+
+/// The aggregate digest (version 1) of `files`, sorted by relative path.
+fn aggregate(folder: &Path, files: &[(String, PathBuf, Option<String>)]) -> io::Result<String> {
+    let mut digested = Vec::with_capacity(files.len());
+    let mut total = 0u64;
+    let mut buffer = vec![0u8; 64 * 1024];
+    for (relative, path, _) in files {
+        let (mut file, _) = skillkit_parser::open_file(path)?;
+        let mut hash = Sha256::new();
+        let mut size = 0u64;
+        loop {
+            let n = file.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            hash.update(&buffer[..n]);
+            size += n as u64;
+            total += n as u64;
+            if total > MAX_TRUSTED_BYTES {
+                return Err(io::Error::other(format!(
+                    "{} holds more than {} MiB of files; a kit to trust is smaller",
+                    folder.display(),
+                    MAX_TRUSTED_BYTES >> 20
+                )));
+            }
+        }
+        digested.push((relative.as_str(), size, <[u8; 32]>::from(hash.finalize())));
+    }
+    Ok(crate::whole::aggregate(&digested))
 }
 
 /// The files under `dir`: (relative path, path, link target for links),

@@ -22,7 +22,7 @@
 use sha2::{Digest as _, Sha256};
 
 /// The domain tag that starts the aggregate's framed bytes.
-pub const AGGREGATE_TAG: &[u8] = b"skillkit-skill-digest-v1\0";
+pub const AGGREGATE_TAG: &[u8] = crate::whole::AGGREGATE_TAG;
 
 /// `content`'s digest, `sha256:<64 hex>`.
 ///
@@ -57,16 +57,8 @@ pub fn aggregate_digest(files: &[(&str, &[u8])]) -> String {
 }
 
 /// The aggregate of files already digested: (path, size, SHA-256), sorted
-/// by path.
+/// by path. (The trust store digests a folder without links the same way,
+/// in `crate::whole`.)
 pub(crate) fn aggregate(sorted: &[(&str, u64, [u8; 32])]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(AGGREGATE_TAG);
-    hasher.update((sorted.len() as u64).to_be_bytes());
-    for (path, size, digest) in sorted {
-        hasher.update((path.len() as u64).to_be_bytes());
-        hasher.update(path.as_bytes());
-        hasher.update(size.to_be_bytes());
-        hasher.update(digest);
-    }
-    crate::whole::sha256(&hasher.finalize())
+    crate::whole::aggregate(sorted)
 }

@@ -28,6 +28,7 @@
 //! ```
 
 mod digest;
+mod locked;
 mod project;
 mod signature;
 mod vercel;
@@ -40,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use digest::{AGGREGATE_TAG, aggregate_digest, file_digest};
+pub use locked::Locked;
 pub use project::{Added, InstallMode, Installed, Project, SKILL_FOLDERS, UpdateMode, Updated};
 pub use signature::{
     AllowedSigners, SIGNATURE_FILE, SIGNATURE_NAMESPACE, normal_signer, sign, signature_of,
@@ -149,6 +151,11 @@ pub struct LockedSkill {
     /// empty in an entry written by hand.
     #[serde(default)]
     pub digest: String,
+    /// The GitHub API root it comes from, when not `https://api.github.com`
+    /// (a GitHub Enterprise server): `install` and `update` refuse to fetch
+    /// it from another server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
     /// The key that must have signed it (`ssh-ed25519 AAAA…`), if any: its
     /// `SKILL.sig` must hold for the pinned files and be made by this key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,10 +304,13 @@ impl Lockfile {
                 MAX_SKILL_BYTES / 1024 / 1024
             )));
         }
-        let (extra, folder, signer) = self
+        let (extra, folder, signer, api) = self
             .skills
             .get(name)
-            .map(|old| (old.extra.clone(), old.folder.clone(), old.signer.clone()))
+            .map(|old| {
+                let old = old.clone();
+                (old.extra, old.folder, old.signer, old.api)
+            })
             .unwrap_or_default();
         let skill = LockedSkill {
             source: source.to_owned(),
@@ -308,6 +318,7 @@ impl Lockfile {
             commit: commit.map(str::to_owned),
             folder,
             signer,
+            api,
             path: path.trim_end_matches('/').to_owned(),
             digest: digest::aggregate(
                 &files

@@ -273,6 +273,7 @@ impl Project {
             )?;
             entry.folder = within.clone();
             entry.signer = signer;
+            entry.api = api_of(github);
         }
         self.write()?;
         Ok(Added {
@@ -321,6 +322,9 @@ impl Project {
                      change {LOCKFILE_NAME}; run `skillkit install` without --locked/--frozen \
                      and commit the lock"
                 )));
+            }
+            if !mode.offline {
+                same_server(name, locked, github)?;
             }
             let checkout = fetch(github, locked, mode.offline).await?;
             let target = inside(&self.root, &locked.path)?;
@@ -403,6 +407,7 @@ impl Project {
         let mut moved = Vec::new();
         let mut trees: BTreeMap<String, Checkout> = BTreeMap::new();
         for (name, locked) in &chosen {
+            same_server(name, locked, github)?;
             let requested = match asked.as_ref().and_then(Reference::git_ref) {
                 Some(new) if Some(new) != locked.requested.as_deref() => {
                     if !mode.allow_ref_change {
@@ -582,6 +587,27 @@ impl Project {
     }
 }
 
+/// The API root a lock records for `github`: none for github.com.
+fn api_of(github: &GitHub) -> Option<String> {
+    let api = github.base_url().trim_end_matches('/');
+    (api != "https://api.github.com").then(|| api.to_owned())
+}
+
+/// Refuses to fetch `locked` from another server than the one it was
+/// added from (a repository of the same name elsewhere is another one).
+fn same_server(name: &str, locked: &LockedSkill, github: &GitHub) -> Result<(), LockError> {
+    let here = api_of(github);
+    match locked.api == here {
+        true => Ok(()),
+        false => Err(LockError::Source(format!(
+            "`{name}` comes from the GitHub API at {}, and this run uses {}; give that server \
+             with --github-url (or GITHUB_API_URL)",
+            locked.api.as_deref().unwrap_or("https://api.github.com"),
+            github.base_url()
+        ))),
+    }
+}
+
 /// `owner/repo[/path]`: a reference without its ref, as the lock keeps it.
 fn base_source(reference: &Reference) -> String {
     match reference.path() {
@@ -715,7 +741,7 @@ fn plain_name(name: &str) -> bool {
 }
 
 /// `within` (relative, `/` between parts, from the lock) inside `dir`.
-fn join(dir: &Path, within: &str) -> PathBuf {
+pub(super) fn join(dir: &Path, within: &str) -> PathBuf {
     within
         .split('/')
         .filter(|part| !part.is_empty() && *part != "." && *part != "..")

@@ -183,6 +183,19 @@ impl GitHub {
         self.inner.cache.root()
     }
 
+    /// The API root requests go to (`https://api.github.com`, or a GitHub
+    /// Enterprise server's).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let github = skillkit::GitHub::builder().cache_dir(dir.path()).build()?;
+    /// assert_eq!(github.base_url(), "https://api.github.com");
+    /// # Ok::<(), skillkit::providers::github::GitHubError>(())
+    /// ```
+    pub fn base_url(&self) -> &str {
+        &self.inner.base_url
+    }
+
     /// The `allowed_sources` patterns, as given.
     ///
     /// ```
