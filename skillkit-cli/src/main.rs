@@ -271,8 +271,14 @@ enum Command {
     /// source holds no skill, a signature does not hold, or a folder is in
     /// the way; 2: SOURCE is not a source, or a file cannot be written.
     Add {
-        /// `owner/repo[/path][@ref]`.
+        /// `owner/repo[/path][@ref]` (with --plugin: the repository of a
+        /// Claude Code marketplace, `.claude-plugin/marketplace.json`).
         source: String,
+        /// The plugin of the marketplace SOURCE whose skills to add: at the
+        /// commit its entry pins by `sha`, or at the marketplace's commit for
+        /// a plugin in the marketplace's own repository.
+        #[arg(long, value_name = "NAME")]
+        plugin: Option<String>,
         /// The folder to install into, relative to the project.
         #[arg(long, value_name = "DIR")]
         to: Option<String>,
@@ -562,9 +568,16 @@ fn main() -> ExitCode {
         Command::Forget { source } => github::forget(&global, &source),
         Command::Add {
             source,
+            plugin,
             to,
             project,
-        } => project::add(&global, project.as_deref(), &source, to.as_deref()),
+        } => project::add(
+            &global,
+            project.as_deref(),
+            &source,
+            plugin.as_deref(),
+            to.as_deref(),
+        ),
         Command::Update {
             source,
             allow_ref_change,

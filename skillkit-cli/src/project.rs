@@ -17,16 +17,22 @@ use crate::{Global, sources};
 /// change.
 pub const WOULD_CHANGE: u8 = 3;
 
-/// `skillkit add SOURCE [--to DIR]`.
+/// `skillkit add SOURCE [--plugin NAME] [--to DIR]`.
 pub fn add(
     global: &Global,
     project: Option<&Path>,
     source: &str,
+    plugin: Option<&str>,
     to: Option<&str>,
 ) -> Result<(), Failure> {
     let mut project = open(project)?;
     let (github, bar) = crate::github::with_progress(global)?;
-    let done = sources::runtime()?.block_on(project.add(&github, source, to));
+    let done = sources::runtime()?.block_on(async {
+        match plugin {
+            Some(plugin) => project.add_plugin(&github, source, plugin, to).await,
+            None => project.add(&github, source, to).await,
+        }
+    });
     bar.finish_and_clear();
     let added = done.map_err(failure)?;
     out!(

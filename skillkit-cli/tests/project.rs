@@ -930,3 +930,71 @@ fn a_lock_remembers_its_github_server() {
         "nothing asked of the other server"
     );
 }
+
+/// A Claude Code marketplace entry is a source: pinned by `sha` (added at
+/// exactly that commit, wherever its ref points now), or a folder of the
+/// marketplace's own repository (at the marketplace's commit).
+#[test]
+fn a_marketplace_plugin_pinned_by_sha_is_a_source() {
+    let fixture = Fixture::new();
+    let marketplace = format!(
+        r#"{{"name": "acme", "owner": {{"name": "Acme"}}, "plugins": [
+            {{"name": "tools", "source": "./plugins/tools"}},
+            {{"name": "pinned", "source": {{"source": "github", "repo": "acme/skills", "ref": "v1", "sha": "{}"}}}},
+            {{"name": "escape", "source": "../../etc"}}
+        ]}}"#,
+        sha(1)
+    );
+    fixture.server.publish(
+        "acme/market",
+        "HEAD",
+        &sha(8),
+        Tarball::new("acme", "market", &sha(8))
+            .file(".claude-plugin/marketplace.json", marketplace.as_bytes())
+            .file(
+                "plugins/tools/.claude-plugin/plugin.json",
+                b"{\"name\": \"tools\"}",
+            )
+            .file(
+                "plugins/tools/skills/lint/SKILL.md",
+                b"---\nname: lint\ndescription: Lints.\n---\nLint.\n",
+            )
+            .build(),
+    );
+    // The tag the entry names has moved since it was pinned.
+    fixture.server.publish(
+        "acme/skills",
+        "v1",
+        &sha(2),
+        acme(&sha(2), "echo moved\n").build(),
+    );
+
+    let out = fixture.run(&["add", "acme/market", "--plugin", "pinned"]);
+    code(&out, 0);
+    assert_eq!(
+        std::fs::read_to_string(fixture.skill("greet/scripts/hello.sh")).unwrap(),
+        "echo hello\n",
+        "the entry's sha, not the tag"
+    );
+    assert_eq!(
+        fixture.lock().skills["greet"].commit.as_deref(),
+        Some(sha(1).as_str())
+    );
+
+    let out = fixture.run(&["add", "acme/market", "--plugin", "tools"]);
+    code(&out, 0);
+    let lint = &fixture.lock().skills["lint"];
+    assert_eq!(lint.source, "acme/market/plugins/tools");
+    assert_eq!(lint.commit.as_deref(), Some(sha(8).as_str()));
+    assert!(fixture.skill("lint/SKILL.md").is_file());
+    code(&fixture.run(&["verify"]), 0);
+
+    let out = fixture.run(&["add", "acme/market", "--plugin", "escape"]);
+    code(&out, 1);
+    assert!(
+        stderr(&out).contains("not a folder inside the marketplace"),
+        "{out:?}"
+    );
+    let out = fixture.run(&["add", "acme/market", "--plugin", "nothing"]);
+    assert!(stderr(&out).contains("no plugin `nothing`"), "{out:?}");
+}

@@ -29,6 +29,7 @@
 
 mod digest;
 mod locked;
+mod marketplace;
 mod project;
 mod signature;
 mod vercel;

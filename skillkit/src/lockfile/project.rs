@@ -223,6 +223,19 @@ impl Project {
         source: &str,
         to: Option<&str>,
     ) -> Result<Added, LockError> {
+        self.add_at(github, source, None, to).await
+    }
+
+    /// [`add`](Project::add) at exactly `commit` when given (the ref, if
+    /// any, is recorded but not asked about): a source pinned by its
+    /// publisher, such as a marketplace entry's `sha`.
+    pub async fn add_at(
+        &mut self,
+        github: &GitHub,
+        source: &str,
+        commit: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<Added, LockError> {
         let reference = Reference::parse(source).map_err(from_github)?;
         let base = base_source(&reference);
         let folder = match to {
@@ -230,7 +243,7 @@ impl Project {
             None => self.skill_folder().to_owned(),
         };
         inside(&self.root, &folder)?;
-        let checkout = github.checkout(source, None).await.map_err(from_github)?;
+        let checkout = github.checkout(source, commit).await.map_err(from_github)?;
         let (found, skipped) = skills_in(&checkout);
         if found.is_empty() {
             return Err(LockError::Source(format!(
@@ -282,6 +295,34 @@ impl Project {
             folder,
             skipped,
         })
+    }
+
+    /// Adds the skills of plugin `plugin` of a Claude Code marketplace: the
+    /// GitHub source `marketplace` holding `.claude-plugin/marketplace.json`
+    /// (`owner/repo[@ref]`). An entry whose source is a GitHub repository
+    /// pinned by `sha` is added at exactly that commit; a path in the
+    /// marketplace's own repository, at the marketplace's commit. The
+    /// plugin's skills are those of its folder (`skills/<name>/SKILL.md`).
+    pub async fn add_plugin(
+        &mut self,
+        github: &GitHub,
+        marketplace: &str,
+        plugin: &str,
+        to: Option<&str>,
+    ) -> Result<Added, LockError> {
+        let checkout = github
+            .checkout(marketplace, None)
+            .await
+            .map_err(from_github)?;
+        let file = checkout.dir.join(".claude-plugin/marketplace.json");
+        let text = read_small(&file)?;
+        let entry =
+            super::marketplace::entry(&text, plugin).map_err(|reason| LockError::Invalid {
+                path: format!("{marketplace}: .claude-plugin/marketplace.json"),
+                reason,
+            })?;
+        let (source, commit) = entry.source(&checkout.reference, &checkout.sha)?;
+        self.add_at(github, &source, commit.as_deref(), to).await
     }
 
     /// Makes the project's skill folders hold exactly what the lock pins:
@@ -585,6 +626,21 @@ impl Project {
         swap_in(staged)?;
         Ok(report)
     }
+}
+
+/// A small text file (a marketplace), read as skill files are.
+fn read_small(path: &Path) -> Result<String, LockError> {
+    use std::io::Read as _;
+    let io_error = |source: io::Error| LockError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let (file, _) = skillkit_parser::open_file(path).map_err(io_error)?;
+    let mut text = String::new();
+    file.take(1024 * 1024)
+        .read_to_string(&mut text)
+        .map_err(io_error)?;
+    Ok(text)
 }
 
 /// The API root a lock records for `github`: none for github.com.

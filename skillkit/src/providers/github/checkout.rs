@@ -33,8 +33,8 @@ pub struct Checkout {
 impl GitHub {
     /// The files of `source` (`owner/repo[/path][@ref]`) at `commit`, or at
     /// the commit its ref points at now when `commit` is `None`: from the
-    /// cache when it holds them, else downloaded, checked to hold skills
-    /// and kept. The lock, not the ref, decides: with a commit, the ref is
+    /// cache when it holds them, else downloaded and kept (whatever they
+    /// hold: a marketplace's manifest, a folder of skills). The lock, not the ref, decides: with a commit, the ref is
     /// not asked about.
     pub async fn checkout(
         &self,
@@ -52,7 +52,7 @@ impl GitHub {
         }
         let lock = self.source_lock(&reference);
         let _guard = lock.lock().await;
-        let (staging, _) = self.download(&reference, &sha).await?;
+        let (staging, _) = self.download_tree(&reference, &sha).await?;
         let cache = self.inner.cache.clone();
         let (for_cache, sha_for_cache) = (reference.clone(), sha.clone());
         let dir = self

@@ -98,18 +98,7 @@ impl GitHub {
         reference: &Reference,
         sha: &str,
     ) -> Result<(Staging, Vec<String>), GitHubError> {
-        let inner = &self.inner;
-        let cache = inner.cache.clone();
-        let staging = self.blocking(move || cache.staging()).await?;
-        let (staging, extracted) = download::download(
-            &inner.client,
-            reference,
-            sha,
-            staging,
-            inner.limits,
-            inner.progress.clone(),
-        )
-        .await?;
+        let (staging, skipped) = self.download_tree(reference, sha).await?;
         let kit = self.load(staging.path(), reference).await?;
         if kit.skills.is_empty() && kit.agent.is_none() && kit.agents.is_empty() {
             let failed = kit
@@ -122,6 +111,28 @@ impl GitHub {
                 failed,
             });
         }
+        Ok((staging, skipped))
+    }
+
+    /// Downloads `reference` at `sha` into a staging folder, whatever it
+    /// holds; also the entries left out of it.
+    pub(super) async fn download_tree(
+        &self,
+        reference: &Reference,
+        sha: &str,
+    ) -> Result<(Staging, Vec<String>), GitHubError> {
+        let inner = &self.inner;
+        let cache = inner.cache.clone();
+        let staging = self.blocking(move || cache.staging()).await?;
+        let (staging, extracted) = download::download(
+            &inner.client,
+            reference,
+            sha,
+            staging,
+            inner.limits,
+            inner.progress.clone(),
+        )
+        .await?;
         Ok((staging, extracted.skipped))
     }
 
