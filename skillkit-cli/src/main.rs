@@ -273,7 +273,14 @@ enum Command {
     Add {
         /// `owner/repo[/path][@ref]` (with --plugin: the repository of a
         /// Claude Code marketplace, `.claude-plugin/marketplace.json`).
-        source: String,
+        #[arg(required_unless_present_any = ["commands", "urls"])]
+        source: Option<String>,
+        /// Or an MCP server's skills: each is read with its files (checked
+        /// against the server's digests) and pinned as from `mcp+URL`, or
+        /// `mcp+stdio:NAME` for a server started by a command (the lock
+        /// never holds a command).
+        #[command(flatten)]
+        mcp: mcp_args::McpArgs,
         /// The plugin of the marketplace SOURCE whose skills to add: at the
         /// commit its entry pins by `sha`, or at the marketplace's commit for
         /// a plugin in the marketplace's own repository.
@@ -299,6 +306,12 @@ enum Command {
     /// 3: --locked (or --frozen) and the lock would change (an entry
     /// written by hand, not yet pinned).
     Install {
+        /// MCP servers the lock's `mcp+stdio:NAME` skills are fetched from
+        /// again (install never starts a command the lock names); `mcp+URL`
+        /// skills are fetched from their URL (without SKILLKIT_MCP_TOKEN
+        /// unless --mcp-url gives that URL).
+        #[command(flatten)]
+        mcp: mcp_args::McpArgs,
         /// Fail (exit 3) rather than change the lockfile.
         #[arg(long)]
         locked: bool,
@@ -534,6 +547,7 @@ fn main() -> ExitCode {
             );
         }
         Command::Install {
+            mcp,
             locked,
             offline,
             frozen,
@@ -543,7 +557,7 @@ fn main() -> ExitCode {
                 locked: locked || frozen,
                 offline: offline || frozen,
             };
-            return project::install(&global, project.as_deref(), mode);
+            return project::install(&global, project.as_deref(), &mcp, mode);
         }
         Command::List {
             github: true, json, ..
@@ -568,13 +582,15 @@ fn main() -> ExitCode {
         Command::Forget { source } => github::forget(&global, &source),
         Command::Add {
             source,
+            mcp,
             plugin,
             to,
             project,
         } => project::add(
             &global,
             project.as_deref(),
-            &source,
+            source.as_deref(),
+            &mcp,
             plugin.as_deref(),
             to.as_deref(),
         ),

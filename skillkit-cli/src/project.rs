@@ -9,7 +9,11 @@ use skillkit::lockfile::{
     InstallMode, LOCKFILE_NAME, LockError, Project, UpdateMode, sign, signed_message,
 };
 
+use skillkit::Mcp;
+use skillkit::mcp_client::Endpoint;
+
 use crate::failure::Failure;
+use crate::mcp_args::McpArgs;
 use crate::output::{err, inert, out};
 use crate::{Global, sources};
 
@@ -17,49 +21,98 @@ use crate::{Global, sources};
 /// change.
 pub const WOULD_CHANGE: u8 = 3;
 
-/// `skillkit add SOURCE [--plugin NAME] [--to DIR]`.
+/// `skillkit add SOURCE [--plugin NAME] [--to DIR]`, or `add --mcp
+/// 'COMMAND'` / `--mcp-url URL`.
 pub fn add(
     global: &Global,
     project: Option<&Path>,
-    source: &str,
+    source: Option<&str>,
+    mcp: &McpArgs,
     plugin: Option<&str>,
     to: Option<&str>,
 ) -> Result<(), Failure> {
     let mut project = open(project)?;
+    let servers = servers(mcp)?;
     let (github, bar) = crate::github::with_progress(global)?;
-    let done = sources::runtime()?.block_on(async {
-        match plugin {
-            Some(plugin) => project.add_plugin(&github, source, plugin, to).await,
-            None => project.add(&github, source, to).await,
-        }
-    });
-    bar.finish_and_clear();
-    let added = done.map_err(failure)?;
-    out!(
-        "added {} skill{} from {} at commit {} into {}",
-        added.skills.len(),
-        if added.skills.len() == 1 { "" } else { "s" },
-        inert(source),
-        added.sha,
-        added.folder
-    );
-    for name in &added.skills {
-        out!("  {name}");
+    let runtime = sources::runtime()?;
+    let mut done = Vec::new();
+    if let Some(source) = source {
+        let added = runtime.block_on(async {
+            match plugin {
+                Some(plugin) => project.add_plugin(&github, source, plugin, to).await,
+                None => project.add(&github, source, to).await,
+            }
+        });
+        bar.finish_and_clear();
+        done.push((source.to_owned(), added.map_err(failure)?));
     }
-    for skipped in &added.skipped {
-        err!("  skipped {}", inert(skipped));
+    for (source, server) in &servers {
+        let added = runtime.block_on(project.add_mcp(server, source, to));
+        done.push((source.clone(), added.map_err(failure)?));
+    }
+    for (source, added) in &done {
+        let count = added.skills.len();
+        let at = match added.sha.is_empty() {
+            true => String::new(),
+            false => format!(" at commit {}", added.sha),
+        };
+        out!(
+            "added {count} skill{} from {}{at} into {}",
+            if count == 1 { "" } else { "s" },
+            inert(source),
+            added.folder
+        );
+        for name in &added.skills {
+            out!("  {name}");
+        }
+        for skipped in &added.skipped {
+            err!("  skipped {}", inert(skipped));
+        }
     }
     Ok(())
+}
+
+/// The MCP servers of `--mcp`/`--mcp-url`, each with the source a lock
+/// names it by: `mcp+URL`, or `mcp+stdio:NAME` (never the command).
+fn servers(mcp: &McpArgs) -> Result<Vec<(String, Mcp)>, Failure> {
+    Ok(mcp
+        .servers()?
+        .into_iter()
+        .map(|(name, endpoint)| {
+            let source = match &endpoint {
+                Endpoint::Url { url, .. } => format!("mcp+{url}"),
+                _ => format!("mcp+stdio:{name}"),
+            };
+            (source, Mcp::new(endpoint).named(name))
+        })
+        .collect())
 }
 
 /// `skillkit install [--locked] [--offline] [--frozen]`: exit 0 installed,
 /// 1 a skill could not be installed, 2 the lock cannot be read, 3 the lock
 /// would change and `--locked` forbids it.
-pub fn install(global: &Global, project: Option<&Path>, mode: InstallMode) -> ExitCode {
+pub fn install(
+    global: &Global,
+    project: Option<&Path>,
+    mcp: &McpArgs,
+    mode: InstallMode,
+) -> ExitCode {
     let result = (|| {
         let mut project = open(project)?;
+        let mut servers = servers(mcp)?;
+        // A skill the lock says comes from a URL is fetched from that URL,
+        // without the token (a lock is not trusted with it).
+        for locked in project.lock().skills.values() {
+            if let Some(url) = locked.source.strip_prefix("mcp+")
+                && (url.starts_with("https://") || url.starts_with("http://"))
+                && !servers.iter().any(|(s, _)| *s == locked.source)
+            {
+                let server = Mcp::new(Endpoint::url(url)).named("locked");
+                servers.push((locked.source.clone(), server));
+            }
+        }
         let (github, bar) = crate::github::with_progress(global)?;
-        let done = sources::runtime()?.block_on(project.install(&github, mode));
+        let done = sources::runtime()?.block_on(project.install_with(&github, &servers, mode));
         bar.finish_and_clear();
         done.map_err(failure)
     })();

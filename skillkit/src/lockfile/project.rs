@@ -325,6 +325,79 @@ impl Project {
         self.add_at(github, &source, commit.as_deref(), to).await
     }
 
+    /// Adds the skills an MCP server serves (each read with its files,
+    /// checked against the server's manifest digests), recorded in the lock
+    /// as from `source` (`mcp+https://…` for a server at a URL,
+    /// `mcp+stdio:NAME` for one started by a command: the lock never holds
+    /// a command to run).
+    #[cfg(feature = "mcp-client")]
+    pub async fn add_mcp(
+        &mut self,
+        server: &crate::Mcp,
+        source: &str,
+        to: Option<&str>,
+    ) -> Result<Added, LockError> {
+        if !is_mcp(source) {
+            return Err(LockError::Refused(format!(
+                "`{}` does not name an MCP server (`mcp+URL`, `mcp+stdio:NAME`)",
+                source.escape_debug()
+            )));
+        }
+        let folder = match to {
+            Some(to) => to.trim_end_matches('/').to_owned(),
+            None => self.skill_folder().to_owned(),
+        };
+        inside(&self.root, &folder)?;
+        let skills = mcp_skills(server).await?;
+        if skills.is_empty() {
+            return Err(LockError::Source(format!("`{source}` serves no skill")));
+        }
+        let mut staged = Vec::new();
+        let mut skipped = Vec::new();
+        let mut names = Vec::new();
+        for skill in &skills {
+            let name = skill.bare_name().to_owned();
+            if !plain_name(&name) {
+                skipped.push(format!("{}: not a plain folder name", name.escape_debug()));
+                continue;
+            }
+            let path = format!("{folder}/{name}");
+            if let Some(locked) = self.lock.skills.get(&name)
+                && (locked.source != source || locked.path != path)
+            {
+                return Err(LockError::Mismatch(format!(
+                    "the lock already has a skill `{name}` (from `{}` in `{}`); \
+                     `skillkit remove {name}` first",
+                    locked.source, locked.path
+                )));
+            }
+            let target = inside(&self.root, &path)?;
+            if target.exists() && !self.lock.skills.contains_key(&name) {
+                return Err(LockError::Mismatch(format!(
+                    "`{path}` exists and the lock does not pin it; move it away, or choose \
+                     another folder with --to"
+                )));
+            }
+            let dir = materialized(skill).await?;
+            staged.push(stage(&name, &path, &target, &dir)?);
+            names.push(name);
+        }
+        let signers: Vec<Option<String>> = staged.iter().map(|s| s.signer.clone()).collect();
+        swap_in(staged)?;
+        for (name, signer) in names.iter().zip(signers) {
+            let path = format!("{folder}/{name}");
+            let entry = self.lock.pin(name, source, None, None, &self.root, &path)?;
+            entry.signer = signer;
+        }
+        self.write()?;
+        Ok(Added {
+            skills: names,
+            sha: String::new(),
+            folder,
+            skipped,
+        })
+    }
+
     /// Makes the project's skill folders hold exactly what the lock pins:
     /// each locked skill that is missing or differs is fetched at its
     /// locked commit (from the cache; else downloaded, unless offline),
@@ -342,6 +415,30 @@ impl Project {
         github: &GitHub,
         mode: InstallMode,
     ) -> Result<Installed, LockError> {
+        self.install_from(github, &[], mode).await
+    }
+
+    /// [`install`](Project::install), with the MCP servers the lock's
+    /// skills from MCP servers are fetched from again, by their source as
+    /// the lock names it (`mcp+https://…`, `mcp+stdio:NAME`). Install never
+    /// starts a server the lock names: an application (or the command line)
+    /// gives each one.
+    #[cfg(feature = "mcp-client")]
+    pub async fn install_with(
+        &mut self,
+        github: &GitHub,
+        servers: &[(String, crate::Mcp)],
+        mode: InstallMode,
+    ) -> Result<Installed, LockError> {
+        self.install_from(github, servers, mode).await
+    }
+
+    async fn install_from(
+        &mut self,
+        github: &GitHub,
+        servers: Servers<'_>,
+        mode: InstallMode,
+    ) -> Result<Installed, LockError> {
         if self.read.is_none() && self.root.join(VERCEL_LOCK_NAME).is_file() {
             return self.install_vercel(github, mode).await;
         }
@@ -352,7 +449,8 @@ impl Project {
         let mut staged = Vec::new();
         let mut pins = Vec::new();
         for (name, locked) in &self.lock.skills {
-            let hand_written = locked.commit.is_none() || locked.digest.is_empty();
+            let from_mcp = is_mcp(&locked.source);
+            let hand_written = locked.digest.is_empty() || (locked.commit.is_none() && !from_mcp);
             if !hand_written && super::check(locked, &self.root, None) == Status::Ok {
                 report.kept.push(name.clone());
                 continue;
@@ -364,27 +462,43 @@ impl Project {
                      and commit the lock"
                 )));
             }
-            if !mode.offline {
-                same_server(name, locked, github)?;
-            }
-            let checkout = fetch(github, locked, mode.offline).await?;
             let target = inside(&self.root, &locked.path)?;
-            let one = stage(
-                name,
-                &locked.path,
-                &target,
-                &join(&checkout.dir, &locked.folder),
-            )?;
+            let (one, at) = if from_mcp {
+                if mode.offline {
+                    return Err(LockError::Source(format!(
+                        "`{name}` comes from the MCP server `{}`, and --offline forbids \
+                         asking it",
+                        locked.source
+                    )));
+                }
+                let (dir, _held) = mcp_folder(servers, name, locked).await?;
+                (stage(name, &locked.path, &target, &dir)?, None)
+            } else {
+                if !mode.offline {
+                    same_server(name, locked, github)?;
+                }
+                let checkout = fetch(github, locked, mode.offline).await?;
+                let from = join(&checkout.dir, &locked.folder);
+                (
+                    stage(name, &locked.path, &target, &from)?,
+                    Some(checkout.sha),
+                )
+            };
             if !hand_written && one.digest != locked.digest {
                 return Err(LockError::Mismatch(format!(
-                    "`{name}` at commit {} is not what the lock pins (its files digest to {}, \
+                    "`{name}` from `{}`{} is not what the lock pins (its files digest to {}, \
                      the lock says {}); nothing was installed",
-                    checkout.sha, one.digest, locked.digest
+                    locked.source,
+                    at.as_deref()
+                        .map(|sha| format!(" at commit {sha}"))
+                        .unwrap_or_default(),
+                    one.digest,
+                    locked.digest
                 )));
             }
             check_signer(name, locked.signer.as_deref(), one.signer.as_deref())?;
             if hand_written {
-                pins.push((name.clone(), checkout.sha.clone(), one.signer.clone()));
+                pins.push((name.clone(), at, one.signer.clone()));
             }
             report.installed.push(name.clone());
             staged.push(one);
@@ -396,7 +510,7 @@ impl Project {
                 &name,
                 &locked.source,
                 locked.requested.as_deref(),
-                Some(&sha),
+                sha.as_deref(),
                 &self.root,
                 &locked.path,
             )?;
@@ -448,6 +562,11 @@ impl Project {
         let mut moved = Vec::new();
         let mut trees: BTreeMap<String, Checkout> = BTreeMap::new();
         for (name, locked) in &chosen {
+            if is_mcp(&locked.source) {
+                // An MCP server has no refs: `install` fetches it again,
+                // and a changed skill is `add`ed again.
+                continue;
+            }
             same_server(name, locked, github)?;
             let requested = match asked.as_ref().and_then(Reference::git_ref) {
                 Some(new) if Some(new) != locked.requested.as_deref() => {
@@ -626,6 +745,89 @@ impl Project {
         swap_in(staged)?;
         Ok(report)
     }
+}
+
+/// The MCP servers an install may ask, by the source the lock names.
+#[cfg(feature = "mcp-client")]
+type Servers<'a> = &'a [(String, crate::Mcp)];
+#[cfg(not(feature = "mcp-client"))]
+type Servers<'a> = &'a [(String, ())];
+
+/// Whether a lock's source is an MCP server.
+fn is_mcp(source: &str) -> bool {
+    source.starts_with("mcp+")
+}
+
+/// The skills of an MCP server.
+#[cfg(feature = "mcp-client")]
+async fn mcp_skills(server: &crate::Mcp) -> Result<Vec<std::sync::Arc<crate::Skill>>, LockError> {
+    use crate::provider::KitProvider as _;
+    let kits = server
+        .list_kits()
+        .await
+        .map_err(|e| LockError::Source(format!("the MCP server: {e}")))?;
+    Ok(kits
+        .iter()
+        .flat_map(|kit| kit.skills.iter().cloned())
+        .collect())
+}
+
+/// The folder an MCP skill's files were written to, read and checked.
+#[cfg(feature = "mcp-client")]
+async fn materialized(skill: &crate::Skill) -> Result<PathBuf, LockError> {
+    skill.body.load().await.map_err(|e| {
+        LockError::Source(format!(
+            "`{}` cannot be read from its server: {e}",
+            skill.name
+        ))
+    })?;
+    skill
+        .dir()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| LockError::Source(format!("`{}`: its server gave no files", skill.name)))
+}
+
+/// The folder of locked skill `name` fetched again from its MCP server
+/// (one of `servers`), and what keeps it alive.
+#[cfg(feature = "mcp-client")]
+async fn mcp_folder(
+    servers: Servers<'_>,
+    name: &str,
+    locked: &LockedSkill,
+) -> Result<(PathBuf, std::sync::Arc<crate::Skill>), LockError> {
+    let Some((_, server)) = servers.iter().find(|(source, _)| *source == locked.source) else {
+        return Err(no_server(name, locked));
+    };
+    let skills = mcp_skills(server).await?;
+    let skill = skills
+        .into_iter()
+        .find(|s| s.bare_name() == name)
+        .ok_or_else(|| {
+            LockError::Source(format!(
+                "`{name}` is no longer served by `{}`",
+                locked.source
+            ))
+        })?;
+    let dir = materialized(&skill).await?;
+    Ok((dir, skill))
+}
+
+#[cfg(not(feature = "mcp-client"))]
+async fn mcp_folder(
+    _: Servers<'_>,
+    name: &str,
+    locked: &LockedSkill,
+) -> Result<(PathBuf, ()), LockError> {
+    Err(no_server(name, locked))
+}
+
+/// Why an MCP skill cannot be fetched: no server given for it.
+fn no_server(name: &str, locked: &LockedSkill) -> LockError {
+    LockError::Source(format!(
+        "`{name}` comes from the MCP server `{}`; give it (--mcp-url URL, or --mcp 'COMMAND' \
+         for a server on stdio: install never starts a command the lock names)",
+        locked.source
+    ))
 }
 
 /// A small text file (a marketplace), read as skill files are.
