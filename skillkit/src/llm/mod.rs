@@ -60,7 +60,7 @@ pub use message::{AssistantMessage, Compaction, KeptSkill, Message, ToolCall, To
 pub use registry::{ModelUri, Registry};
 pub use request::{ApiKey, ClearToolUses, Options, Request, ToolDefinition};
 pub use response::Response;
-pub use scripted::{Reply, Scripted};
+pub use scripted::{Reply, Rule, Scripted};
 
 /// Names that left the LLM layer's public API; each must fail to compile.
 ///

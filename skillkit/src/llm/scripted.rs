@@ -8,7 +8,9 @@ use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::llm::{Adapter, Event, EventStream, LlmError, Request, StopReason, ToolCall, Usage};
+use crate::llm::{
+    Adapter, Event, EventStream, LlmError, Message, Request, StopReason, ToolCall, Usage,
+};
 
 /// One queued answer of a [`Scripted`] adapter.
 ///
@@ -63,6 +65,35 @@ struct ScriptCall {
     input: Value,
 }
 
+/// A JSON script of rules ([`Scripted::from_json`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleScript {
+    rules: Vec<RuleStep>,
+}
+
+/// One rule of a JSON script.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleStep {
+    #[serde(default)]
+    when: Option<String>,
+    replies: Vec<ScriptStep>,
+}
+
+/// Answers chosen by the conversation rather than by order: the first rule
+/// whose `when` is in the conversation's first user message (ignoring
+/// case; a rule without `when` matches any), and of its replies the one
+/// for the request's turn (the number of assistant messages before it).
+/// So conversations run at once, in any order, get the same answers.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Text the first user message must hold (any, when `None`).
+    pub when: Option<String>,
+    /// The reply of each turn, in order.
+    pub replies: Vec<Reply>,
+}
+
 fn empty_object() -> Value {
     Value::Object(Default::default())
 }
@@ -99,6 +130,7 @@ pub struct Scripted {
 #[derive(Default)]
 struct State {
     replies: VecDeque<Reply>,
+    rules: Vec<Rule>,
     requests: Vec<Request>,
     hook: Option<Hook>,
 }
@@ -180,29 +212,50 @@ impl Scripted {
     /// assert!(err.to_string().contains("unknown field `txt`"));
     /// ```
     pub fn from_json(script: &str) -> Result<Self, serde_json::Error> {
+        if script.trim_start().starts_with('{') {
+            let script: RuleScript = serde_json::from_str(script)?;
+            let scripted = Scripted::new();
+            for rule in script.rules {
+                scripted.rule(Rule {
+                    when: rule.when,
+                    replies: rule
+                        .replies
+                        .into_iter()
+                        .enumerate()
+                        .map(|(n, step)| reply_of(n, step))
+                        .collect(),
+                });
+            }
+            return Ok(scripted);
+        }
         let steps: Vec<ScriptStep> = serde_json::from_str(script)?;
         let scripted = Scripted::new();
         for (n, step) in steps.into_iter().enumerate() {
-            let text = step.text.unwrap_or_default();
-            scripted.push(match (step.stall, step.tool_calls) {
-                (true, _) => Reply::Stall(text),
-                (false, calls) if calls.is_empty() => Reply::Text(text),
-                (false, calls) => Reply::ToolCalls {
-                    text,
-                    calls: calls
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, call)| {
-                            let id = call
-                                .id
-                                .unwrap_or_else(|| format!("call_{}_{}", n + 1, i + 1));
-                            ToolCall::new(id, call.name, call.input)
-                        })
-                        .collect(),
-                },
-            });
+            scripted.push(reply_of(n, step));
         }
         Ok(scripted)
+    }
+
+    /// Adds a rule: with rules, each request is answered by the first rule
+    /// matching its conversation ([`Rule`]), not from the queue.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::llm::{Adapter, Message, Reply, Request, Response, Rule, Scripted};
+    /// let script = Scripted::new();
+    /// script.rule(Rule { when: Some("pdf".into()), replies: vec![Reply::Text("A PDF.".into())] });
+    /// script.rule(Rule { when: None, replies: vec![Reply::Text("Other.".into())] });
+    /// let answer = |text: &str| {
+    ///     let request = Request::new(vec![Message::user(text)]);
+    ///     let script = script.clone();
+    ///     async move { Response::collect(script.stream(request).await.unwrap()).await.unwrap().message.text }
+    /// };
+    /// assert_eq!(answer("Read this PDF").await, "A PDF.");
+    /// assert_eq!(answer("Hello").await, "Other.");
+    /// # });
+    /// ```
+    pub fn rule(&self, rule: Rule) {
+        self.lock().rules.push(rule);
     }
 
     /// Queues any reply, through a shared handle.
@@ -276,8 +329,12 @@ impl Adapter for Scripted {
         let model = (!request.model.is_empty()).then(|| request.model.clone());
         let (reply, number) = {
             let mut state = self.lock();
+            let reply = match state.rules.is_empty() {
+                true => state.replies.pop_front(),
+                false => by_rule(&state.rules, &request),
+            };
             state.requests.push(request);
-            (state.replies.pop_front(), state.requests.len())
+            (reply, state.requests.len())
         };
         let events = match reply.ok_or(LlmError::ScriptExhausted { request: number })? {
             Reply::Fail(error) => return Err(error),
@@ -300,6 +357,51 @@ impl Adapter for Scripted {
             std::iter::once(started).chain(events),
         )))
     }
+}
+
+/// A JSON script's step as a reply (`n`: its place, for the calls' ids).
+fn reply_of(n: usize, step: ScriptStep) -> Reply {
+    let text = step.text.unwrap_or_default();
+    match (step.stall, step.tool_calls) {
+        (true, _) => Reply::Stall(text),
+        (false, calls) if calls.is_empty() => Reply::Text(text),
+        (false, calls) => Reply::ToolCalls {
+            text,
+            calls: calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, call)| {
+                    let id = call
+                        .id
+                        .unwrap_or_else(|| format!("call_{}_{}", n + 1, i + 1));
+                    ToolCall::new(id, call.name, call.input)
+                })
+                .collect(),
+        },
+    }
+}
+
+/// The reply of the first rule matching `request`'s conversation, for its
+/// turn; `None` past the rule's replies or when no rule matches.
+fn by_rule(rules: &[Rule], request: &Request) -> Option<Reply> {
+    let first = request.messages.iter().find_map(|m| match m {
+        Message::User { text } => Some(text.to_lowercase()),
+        _ => None,
+    });
+    let first = first.unwrap_or_default();
+    let turn = request
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::Assistant(_)))
+        .count();
+    rules
+        .iter()
+        .find(|rule| {
+            rule.when
+                .as_ref()
+                .is_none_or(|when| first.contains(&when.to_lowercase()))
+        })
+        .and_then(|rule| rule.replies.get(turn).cloned())
 }
 
 fn answer(
