@@ -16,6 +16,7 @@
 //! skillkit remove NAME                       take a pinned skill out of the project
 //! skillkit verify [--json]                   the project's skills against its lock
 //! skillkit sign DIR --key FILE               sign a skill (SKILL.sig, sshsig)
+//! skillkit eval KIT_DIR [--skill NAME]       does a skill trigger, and does it help? (evals)
 //! skillkit refresh [SOURCE]                  update imported sources to their ref's commit
 //! skillkit run AGENT_DIR "task" [--json]     one task: the answer on stdout
 //! skillkit chat AGENT_DIR [--resume FILE]    an interactive conversation
@@ -30,6 +31,7 @@ mod approval;
 mod ask;
 mod chat;
 mod commands;
+mod eval;
 mod exit;
 mod explain;
 mod failure;
@@ -448,6 +450,17 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         allowed_signers: Option<PathBuf>,
     },
+    /// Evaluate a kit's skills: trigger evals (`evals/triggers.json`: each
+    /// query run --runs times as a fresh conversation over the kit; a
+    /// trigger is the agent's own activation of the skill) and task evals
+    /// (`evals/evals.json`: each case run with the skill and without it in
+    /// a fresh working folder, graded by its assertions), written in
+    /// skill-creator's workspace layout.
+    ///
+    /// Exit 0: evaluated, every threshold holds; 1: a threshold does not
+    /// hold (or no skill has evals); 2: a usage or I/O error (an eval file
+    /// that cannot be read or is not in the format).
+    Eval(eval::EvalArgs),
     /// The sessions kept by `run --session` and `chat --session`: list them,
     /// show one, fork one, remove one.
     ///
@@ -533,6 +546,7 @@ fn main() -> ExitCode {
     let global = cli.global;
     let result = match cli.command {
         Command::Validate { paths, json } => return validate::run(&paths, json),
+        Command::Eval(args) => return eval::run(&args),
         Command::Verify {
             project,
             lock,

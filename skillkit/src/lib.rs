@@ -54,6 +54,9 @@ pub mod agent;
 mod agent_definition;
 pub mod catalog;
 pub mod embed;
+#[cfg(feature = "eval")]
+#[cfg_attr(docsrs, doc(cfg(feature = "eval")))]
+pub mod eval;
 pub mod kit;
 pub mod llm;
 #[cfg(any(feature = "github", feature = "agent"))]

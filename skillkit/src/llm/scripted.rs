@@ -78,18 +78,25 @@ struct RuleScript {
 struct RuleStep {
     #[serde(default)]
     when: Option<String>,
+    #[serde(default)]
+    context: Option<String>,
     replies: Vec<ScriptStep>,
 }
 
 /// Answers chosen by the conversation rather than by order: the first rule
-/// whose `when` is in the conversation's first user message (ignoring
-/// case; a rule without `when` matches any), and of its replies the one
-/// for the request's turn (the number of assistant messages before it).
-/// So conversations run at once, in any order, get the same answers.
-#[derive(Debug, Clone)]
+/// whose `when` is in the conversation's first user message and whose
+/// `context` is anywhere in the request (the messages, the tools' names and
+/// descriptions: what the model is shown), ignoring case (a condition left
+/// out matches any), and of its replies the one for the request's turn (the
+/// number of assistant messages before it). So conversations run at once,
+/// in any order, get the same answers; and a rule can answer differently
+/// when a skill is listed, or described otherwise.
+#[derive(Debug, Clone, Default)]
 pub struct Rule {
     /// Text the first user message must hold (any, when `None`).
     pub when: Option<String>,
+    /// Text the request must hold anywhere (any, when `None`).
+    pub context: Option<String>,
     /// The reply of each turn, in order.
     pub replies: Vec<Reply>,
 }
@@ -218,6 +225,7 @@ impl Scripted {
             for rule in script.rules {
                 scripted.rule(Rule {
                     when: rule.when,
+                    context: rule.context,
                     replies: rule
                         .replies
                         .into_iter()
@@ -243,8 +251,8 @@ impl Scripted {
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// use skillkit::llm::{Adapter, Message, Reply, Request, Response, Rule, Scripted};
     /// let script = Scripted::new();
-    /// script.rule(Rule { when: Some("pdf".into()), replies: vec![Reply::Text("A PDF.".into())] });
-    /// script.rule(Rule { when: None, replies: vec![Reply::Text("Other.".into())] });
+    /// script.rule(Rule { when: Some("pdf".into()), replies: vec![Reply::Text("A PDF.".into())], ..Rule::default() });
+    /// script.rule(Rule { replies: vec![Reply::Text("Other.".into())], ..Rule::default() });
     /// let answer = |text: &str| {
     ///     let request = Request::new(vec![Message::user(text)]);
     ///     let script = script.clone();
@@ -394,14 +402,49 @@ fn by_rule(rules: &[Rule], request: &Request) -> Option<Reply> {
         .iter()
         .filter(|m| matches!(m, Message::Assistant(_)))
         .count();
+    let mut context: Option<String> = None;
+    let mut context = || {
+        context
+            .get_or_insert_with(|| context_of(request).to_lowercase())
+            .clone()
+    };
     rules
         .iter()
         .find(|rule| {
             rule.when
                 .as_ref()
                 .is_none_or(|when| first.contains(&when.to_lowercase()))
+                && rule
+                    .context
+                    .as_ref()
+                    .is_none_or(|text| context().contains(&text.to_lowercase()))
         })
         .and_then(|rule| rule.replies.get(turn).cloned())
+}
+
+/// What the model is shown: every message's text and each tool's name
+/// and description.
+fn context_of(request: &Request) -> String {
+    let mut text = String::new();
+    for message in &request.messages {
+        let part = match message {
+            Message::System { text } | Message::User { text } => text.as_str(),
+            Message::Assistant(message) => message.text.as_str(),
+            Message::ToolResult(result) => result.content.as_str(),
+            _ => "",
+        };
+        text.push_str(part);
+        text.push('\n');
+    }
+    for tool in request.tools.iter() {
+        text.push_str(&tool.name);
+        text.push('\n');
+        text.push_str(&tool.description);
+        text.push('\n');
+        text.push_str(&tool.input_schema.to_string());
+        text.push('\n');
+    }
+    text
 }
 
 fn answer(

@@ -1,0 +1,685 @@
+//! `skillkit eval KIT_DIR`: the trigger and task evals of a kit's skills
+//! (`evals/triggers.json`, `evals/evals.json` beside each `SKILL.md`), on
+//! one model or a matrix, with a report for people, `--json`, JUnit XML
+//! and Markdown, and thresholds that decide the exit code.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value, json};
+use skillkit::eval::{
+    Evaluator, Optimized, TaskReport, TaskSet, TriggerReport, read_triggers, workspace,
+};
+use skillkit::llm::{Registry, Scripted};
+use skillkit::{Kit, Local, Skill};
+
+use crate::failure::Failure;
+use crate::output::{err, inert, out};
+use crate::sources;
+
+/// `skillkit eval`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EvalArgs {
+    /// The kit whose skills are evaluated (and the catalog the agent sees).
+    kit_dir: PathBuf,
+    /// Only this skill (full or bare name).
+    #[arg(long, value_name = "NAME")]
+    skill: Option<String>,
+    /// The trigger set of --skill, instead of its `evals/triggers.json`.
+    #[arg(long, value_name = "FILE", requires = "skill")]
+    triggers: Option<PathBuf>,
+    /// The task evals of --skill, instead of its `evals/evals.json`.
+    #[arg(long, value_name = "FILE", requires = "skill")]
+    evals: Option<PathBuf>,
+    /// More kits in the catalog beside KIT_DIR (the skills' neighbours).
+    #[arg(long = "with", value_name = "DIR")]
+    with: Vec<PathBuf>,
+    /// Runs of each query and case (per configuration).
+    #[arg(long, default_value_t = skillkit::eval::DEFAULT_RUNS)]
+    runs: usize,
+    /// Conversations at once.
+    #[arg(long, default_value_t = skillkit::eval::DEFAULT_JOBS)]
+    jobs: usize,
+    /// The model under test, any registry URI (`anthropic://…`,
+    /// `openai://…`, `scripted://FILE`); repeat it for a model matrix.
+    /// Default: SKILLKIT_MODEL, else Claude.
+    #[arg(long = "model", value_name = "URI")]
+    models: Vec<String>,
+    /// The model that grades prose assertions and proposes descriptions
+    /// (default: the model under test).
+    #[arg(long, value_name = "URI")]
+    judge_model: Option<String>,
+    /// Where task eval results go (`<skill>/iteration-N/…`, skill-creator's
+    /// layout).
+    #[arg(long, value_name = "DIR", default_value = "skillkit-eval")]
+    workspace: PathBuf,
+    /// Propose better descriptions from the trigger set's training part and
+    /// keep the best by its validation part.
+    #[arg(long)]
+    optimize_description: bool,
+    /// Rounds of --optimize-description.
+    #[arg(long, default_value_t = 3, requires = "optimize_description")]
+    rounds: usize,
+    /// With --optimize-description: write the winner into the SKILL.md.
+    #[arg(long, requires = "optimize_description")]
+    write: bool,
+    /// Print one JSON object: each skill's trigger and task results.
+    #[arg(long)]
+    json: bool,
+    /// Also write a JUnit XML report (for CI test views).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Also write a Markdown summary (for a pull request).
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Fail (exit 1) when a skill's trigger rate is below this (0 to 1).
+    #[arg(long, value_name = "RATE")]
+    min_trigger_rate: Option<f64>,
+    /// Fail when a skill's false-trigger rate is above this.
+    #[arg(long, value_name = "RATE")]
+    max_false_trigger_rate: Option<f64>,
+    /// Fail when the pass rate with the skill is below this.
+    #[arg(long, value_name = "RATE")]
+    min_pass_rate: Option<f64>,
+    /// Fail when the pass rate with the skill minus without it is below
+    /// this.
+    #[arg(long, value_name = "DELTA", allow_negative_numbers = true)]
+    min_delta: Option<f64>,
+    /// Run scripts where the kernel cannot put up every layer of the
+    /// sandbox.
+    #[arg(long)]
+    allow_weaker_sandbox: bool,
+}
+
+/// What one skill's evaluation on one model gave.
+struct Outcome {
+    skill: String,
+    model: String,
+    triggers: Option<TriggerReport>,
+    tasks: Option<TaskReport>,
+    optimized: Option<Optimized>,
+}
+
+/// Runs `skillkit eval`: exit 0 when every threshold holds, 1 when one
+/// does not, 2 on a usage or I/O error.
+pub fn run(args: &EvalArgs) -> ExitCode {
+    match evaluate(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(crate::exit::FAILED),
+        Err(failure) => failure.report(),
+    }
+}
+
+fn evaluate(args: &EvalArgs) -> Result<bool, Failure> {
+    let dir = sources::kit_dir(&args.kit_dir)?;
+    let mut kits = load(&dir)?;
+    let own: Vec<std::sync::Arc<Skill>> =
+        kits.iter().flat_map(|k| k.skills.iter().cloned()).collect();
+    for more in &args.with {
+        kits.extend(load(&sources::kit_dir(more)?)?);
+    }
+    let chosen: Vec<&std::sync::Arc<Skill>> = match &args.skill {
+        Some(name) => {
+            let found: Vec<_> = own
+                .iter()
+                .filter(|s| s.name == name.as_str() || s.bare_name() == name)
+                .collect();
+            match found.as_slice() {
+                [one] => vec![*one],
+                [] => {
+                    return Err(Failure::failed(format!(
+                        "no skill `{}` in {}",
+                        inert(name),
+                        dir.display()
+                    )));
+                }
+                _ => {
+                    return Err(Failure::failed(format!(
+                        "`{}` names several skills; give the full name",
+                        inert(name)
+                    )));
+                }
+            }
+        }
+        None => own
+            .iter()
+            .filter(|s| {
+                s.dir().is_some_and(|d| {
+                    d.join("evals/triggers.json").is_file() || d.join("evals/evals.json").is_file()
+                })
+            })
+            .collect(),
+    };
+    if chosen.is_empty() {
+        return Err(Failure::failed(format!(
+            "no skill of {} has evals (evals/triggers.json or evals/evals.json beside its \
+             SKILL.md); give --skill NAME with --triggers FILE or --evals FILE",
+            dir.display()
+        )));
+    }
+    let models = match args.models.is_empty() {
+        true => vec![
+            std::env::var("SKILLKIT_MODEL")
+                .unwrap_or_else(|_| skillkit::agent::DEFAULT_MODEL.to_owned()),
+        ],
+        false => args.models.clone(),
+    };
+    let mut uris: Vec<&str> = models.iter().map(String::as_str).collect();
+    if let Some(judge) = &args.judge_model {
+        uris.push(judge);
+    }
+    let (registry, resolved) = registry(&uris)?;
+    let judge = args
+        .judge_model
+        .as_ref()
+        .map(|_| resolved[resolved.len() - 1].clone());
+    let runtime = sources::runtime()?;
+    let bar = progress();
+    let mut outcomes = Vec::new();
+    for (n, model) in models.iter().enumerate() {
+        let shown = bar.clone();
+        let mut evaluator = Evaluator::new(kits.clone())
+            .registry(registry.clone())
+            .model(resolved[n].clone())
+            .runs(args.runs)
+            .jobs(args.jobs)
+            .allow_weaker_sandbox(args.allow_weaker_sandbox)
+            .on_progress(move |p| {
+                shown.set_length(p.total as u64);
+                shown.set_position(p.done as u64);
+            });
+        if let Some(judge) = &judge {
+            evaluator = evaluator.judge_model(judge.clone());
+        }
+        for skill in &chosen {
+            bar.set_message(format!("{} on {}", inert(&skill.name), inert(model)));
+            let outcome = runtime.block_on(one(args, &evaluator, skill, model, models.len()));
+            bar.reset();
+            outcomes.push(outcome?);
+        }
+    }
+    bar.finish_and_clear();
+    let verdicts = thresholds(args, &outcomes);
+    if args.json {
+        out!(
+            "{}",
+            crate::output::json(&report_json(&outcomes, &verdicts), true).unwrap_or_default()
+        );
+    } else {
+        for outcome in &outcomes {
+            print(outcome);
+        }
+        for failed in &verdicts {
+            out!("FAILED {failed}");
+        }
+    }
+    if let Some(path) = &args.junit {
+        write(path, &junit(&outcomes))?;
+    }
+    if let Some(path) = &args.markdown {
+        write(path, &markdown(&outcomes, &verdicts))?;
+    }
+    Ok(verdicts.is_empty())
+}
+
+/// One skill on one model: its trigger evals, its task evals, the
+/// optimiser.
+async fn one(
+    args: &EvalArgs,
+    evaluator: &Evaluator,
+    skill: &Skill,
+    model: &str,
+    models: usize,
+) -> Result<Outcome, Failure> {
+    let folder = skill.dir().map(Path::to_path_buf);
+    let beside = |name: &str| {
+        folder
+            .as_ref()
+            .map(|d| d.join("evals").join(name))
+            .filter(|p| p.is_file())
+    };
+    let failed = |e: skillkit::eval::EvalError| match e {
+        skillkit::eval::EvalError::File { .. } | skillkit::eval::EvalError::Io { .. } => {
+            Failure::io(inert(&e.to_string()))
+        }
+        _ => Failure::failed(inert(&e.to_string())),
+    };
+    let trigger_file = args.triggers.clone().or_else(|| beside("triggers.json"));
+    let task_file = args.evals.clone().or_else(|| beside("evals.json"));
+    let queries = trigger_file
+        .as_deref()
+        .map(read_triggers)
+        .transpose()
+        .map_err(failed)?;
+    let triggers = match &queries {
+        Some(queries) => Some(
+            evaluator
+                .triggers(&skill.name, queries)
+                .await
+                .map_err(failed)?,
+        ),
+        None => None,
+    };
+    let optimized = match (&queries, args.optimize_description) {
+        (Some(queries), true) => {
+            let found = evaluator
+                .optimize_description(&skill.name, queries, args.rounds)
+                .await
+                .map_err(failed)?;
+            if args.write && found.best.round > 0 {
+                let path = folder
+                    .as_ref()
+                    .map(|d| d.join("SKILL.md"))
+                    .ok_or_else(|| Failure::io("the skill has no SKILL.md to write"))?;
+                write_description(&path, &found.best.description)?;
+            }
+            Some(found)
+        }
+        (None, true) => {
+            return Err(Failure::io(format!(
+                "--optimize-description needs a trigger set for {}",
+                inert(&skill.name)
+            )));
+        }
+        _ => None,
+    };
+    let tasks = match task_file {
+        Some(file) => {
+            let set = TaskSet::read(&file).map_err(failed)?;
+            let mut root = args.workspace.join(skill.bare_name());
+            if models > 1 {
+                root = root.join(slug(model));
+            }
+            let iteration = workspace::next_iteration(&root);
+            let report = evaluator
+                .tasks(&skill.name, &set, Some(&iteration))
+                .await
+                .map_err(failed)?;
+            let meta = workspace::Metadata {
+                skill_path: folder
+                    .as_ref()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default(),
+                executor_model: model.to_owned(),
+                analyzer_model: args.judge_model.clone().unwrap_or_else(|| model.to_owned()),
+            };
+            workspace::write(&iteration, &report, &meta).map_err(failed)?;
+            err!("results in {}", iteration.display());
+            Some(report)
+        }
+        None => None,
+    };
+    Ok(Outcome {
+        skill: skill.name.to_string(),
+        model: model.to_owned(),
+        triggers,
+        tasks,
+        optimized,
+    })
+}
+
+/// The registry for `uris`, and each URI as it resolves in it: a
+/// `scripted://FILE` plays that JSON script, under a scheme of its own so
+/// a judge's script and the tested model's do not mix.
+fn registry(uris: &[&str]) -> Result<(Registry, Vec<String>), Failure> {
+    let mut registry = Registry::new();
+    let mut resolved = Vec::new();
+    for (n, uri) in uris.iter().enumerate() {
+        match uri.strip_prefix("scripted://") {
+            Some(file) => {
+                let text = std::fs::read_to_string(file).map_err(|e| {
+                    Failure::io(format!("{file}: cannot read the model script ({e})"))
+                })?;
+                let script = Scripted::from_json(&text)
+                    .map_err(|e| Failure::io(format!("{file}: not a model script: {e}")))?;
+                let scheme = format!("scripted{n}");
+                registry = registry.with(&scheme, script);
+                resolved.push(format!("{scheme}://{file}"));
+            }
+            None => resolved.push((*uri).to_owned()),
+        }
+    }
+    Ok((registry, resolved))
+}
+
+fn load(dir: &Path) -> Result<Vec<Kit>, Failure> {
+    Local::new(dir)
+        .watch(false)
+        .load()
+        .map_err(|e| Failure::io(inert(&e.to_string())))
+}
+
+/// What failed the thresholds, one line each.
+fn thresholds(args: &EvalArgs, outcomes: &[Outcome]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for o in outcomes {
+        let who = format!("{} on {}", o.skill, o.model);
+        if let Some(t) = &o.triggers {
+            if let (Some(min), Some(rate)) = (args.min_trigger_rate, t.trigger_rate)
+                && rate < min
+            {
+                failed.push(format!("{who}: trigger rate {rate:.2} < {min}"));
+            }
+            if let (Some(max), Some(rate)) = (args.max_false_trigger_rate, t.false_trigger_rate)
+                && rate > max
+            {
+                failed.push(format!("{who}: false-trigger rate {rate:.2} > {max}"));
+            }
+        }
+        if let Some(r) = &o.tasks {
+            let pass = r.with_skill.pass_rate.mean;
+            if let Some(min) = args.min_pass_rate
+                && pass < min
+            {
+                failed.push(format!("{who}: pass rate {pass:.2} < {min}"));
+            }
+            if let Some(min) = args.min_delta
+                && r.delta() < min
+            {
+                failed.push(format!("{who}: delta {:+.2} < {min:+}", r.delta()));
+            }
+        }
+    }
+    failed
+}
+
+fn print(o: &Outcome) {
+    out!("{} on {}", inert(&o.skill), inert(&o.model));
+    if let Some(t) = &o.triggers {
+        let rate = |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{r:.2}"));
+        out!(
+            "  triggers: trigger rate {}, false-trigger rate {}",
+            rate(t.trigger_rate),
+            rate(t.false_trigger_rate)
+        );
+        for q in &t.queries {
+            let mark = match q.correct() == q.runs {
+                true => "ok  ",
+                false => "MISS",
+            };
+            let mut line = format!(
+                "  {mark} {}/{} {} {:?}",
+                q.triggers,
+                q.runs,
+                if q.should_trigger {
+                    "should"
+                } else {
+                    "should not"
+                },
+                q.query
+            );
+            if q.should_trigger && !q.taken_by.is_empty() {
+                let by: Vec<String> = q
+                    .taken_by
+                    .iter()
+                    .map(|(s, n)| format!("{s} ({n})"))
+                    .collect();
+                let _ = write!(line, "; taken by {}", by.join(", "));
+            }
+            out!("{}", inert(&line));
+        }
+    }
+    if let Some(found) = &o.optimized {
+        out!(
+            "  description before (train {:.2}, validation {:.2}): {}",
+            found.before.train,
+            found.before.validation,
+            inert(&found.before.description)
+        );
+        out!(
+            "  description after  (train {:.2}, validation {:.2}, round {}): {}",
+            found.best.train,
+            found.best.validation,
+            found.best.round,
+            inert(&found.best.description)
+        );
+    }
+    if let Some(r) = &o.tasks {
+        out!(
+            "  tasks: pass rate with the skill {:.2} ± {:.2}, without {:.2} ± {:.2}, delta {:+.2}",
+            r.with_skill.pass_rate.mean,
+            r.with_skill.pass_rate.stddev,
+            r.without_skill.pass_rate.mean,
+            r.without_skill.pass_rate.stddev,
+            r.delta()
+        );
+        // Without the skill, failures are the baseline, not news.
+        for run in r.runs.iter().filter(|r| r.configuration == "with_skill") {
+            for g in run.expectations.iter().filter(|g| !g.passed) {
+                out!(
+                    "  FAIL eval {} {} run {}: {} ({})",
+                    inert(&run.eval_id),
+                    run.configuration,
+                    run.run_number,
+                    inert(&g.text),
+                    inert(&g.evidence)
+                );
+            }
+        }
+    }
+}
+
+fn report_json(outcomes: &[Outcome], failed: &[String]) -> Value {
+    let skills: Vec<Value> = outcomes
+        .iter()
+        .map(|o| {
+            json!({
+                "skill": o.skill,
+                "model": o.model,
+                "triggers": o.triggers,
+                "tasks": o.tasks.as_ref().map(|r| json!({
+                    "with_skill": r.with_skill,
+                    "without_skill": r.without_skill,
+                    "delta": r.delta(),
+                    "runs": r.runs.iter().map(|run| json!({
+                        "eval_id": run.eval_id,
+                        "configuration": run.configuration,
+                        "run_number": run.run_number,
+                        "pass_rate": run.pass_rate(),
+                        "expectations": run.expectations,
+                        "turns": run.transcript.turns,
+                        "tokens": run.transcript.tokens(),
+                        "error": run.transcript.error,
+                    })).collect::<Vec<_>>(),
+                })),
+                "optimized": o.optimized,
+            })
+        })
+        .collect();
+    json!({ "results": skills, "failed": failed, "ok": failed.is_empty() })
+}
+
+/// A JUnit XML report: a suite per skill and model, a test per trigger
+/// query and per task run.
+fn junit(outcomes: &[Outcome]) -> String {
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for o in outcomes {
+        let mut cases = Vec::new();
+        if let Some(t) = &o.triggers {
+            for q in &t.queries {
+                let failure = (q.correct() < q.runs).then(|| {
+                    format!(
+                        "{} of {} runs activated the skill (should{} trigger)",
+                        q.triggers,
+                        q.runs,
+                        if q.should_trigger { "" } else { " not" }
+                    )
+                });
+                cases.push((format!("trigger: {}", q.query), failure));
+            }
+        }
+        if let Some(r) = &o.tasks {
+            for run in &r.runs {
+                let failing: Vec<String> = run
+                    .expectations
+                    .iter()
+                    .filter(|g| !g.passed)
+                    .map(|g| format!("{} ({})", g.text, g.evidence))
+                    .collect();
+                let failure = (!failing.is_empty()).then(|| failing.join("; "));
+                cases.push((
+                    format!(
+                        "eval {} {} run {}",
+                        run.eval_id, run.configuration, run.run_number
+                    ),
+                    failure,
+                ));
+            }
+        }
+        let failures = cases.iter().filter(|(_, f)| f.is_some()).count();
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">",
+            escape(&format!("{} on {}", o.skill, o.model)),
+            cases.len()
+        );
+        for (name, failure) in cases {
+            match failure {
+                None => {
+                    let _ = writeln!(xml, "    <testcase name=\"{}\"/>", escape(&name));
+                }
+                Some(why) => {
+                    let _ = writeln!(
+                        xml,
+                        "    <testcase name=\"{}\"><failure message=\"{}\"/></testcase>",
+                        escape(&name),
+                        escape(&why)
+                    );
+                }
+            }
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}
+
+/// XML text: markup escaped, control characters dropped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if c.is_control() && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A Markdown summary of every skill and model.
+fn markdown(outcomes: &[Outcome], failed: &[String]) -> String {
+    let mut text = String::from("# Skill evals\n\n");
+    let trig: Vec<&Outcome> = outcomes.iter().filter(|o| o.triggers.is_some()).collect();
+    if !trig.is_empty() {
+        text.push_str(
+            "| skill | model | trigger rate | false-trigger rate |\n|---|---|---:|---:|\n",
+        );
+        for o in trig {
+            let t = o.triggers.as_ref().expect("filtered");
+            let rate = |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{r:.2}"));
+            let _ = writeln!(
+                text,
+                "| `{}` | `{}` | {} | {} |",
+                o.skill,
+                o.model,
+                rate(t.trigger_rate),
+                rate(t.false_trigger_rate)
+            );
+        }
+        text.push('\n');
+    }
+    for o in outcomes {
+        if let Some(r) = &o.tasks {
+            let meta = workspace::Metadata {
+                executor_model: o.model.clone(),
+                ..Default::default()
+            };
+            text.push_str(&workspace::markdown(r, &meta));
+            text.push('\n');
+        }
+    }
+    match failed.is_empty() {
+        true => text.push_str("Every threshold holds.\n"),
+        false => {
+            text.push_str("**Thresholds not met:**\n\n");
+            for f in failed {
+                let _ = writeln!(text, "- {f}");
+            }
+        }
+    }
+    text
+}
+
+/// A model URI as a folder name.
+fn slug(uri: &str) -> String {
+    uri.chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect()
+}
+
+fn progress() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| Failure::io(format!("{}: cannot write it: {e}", path.display())))
+}
+
+/// Puts `description` into the frontmatter of the `SKILL.md` at `path`
+/// (its `description:` line and any lines continuing it), checks the file
+/// still parses to that description, and writes it whole.
+fn write_description(path: &Path, description: &str) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::io(format!("{}: {e}", path.display())))?;
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let end = lines
+        .iter()
+        .skip(1)
+        .position(|l| l.trim_end() == "---")
+        .map(|n| n + 1)
+        .filter(|_| lines.first().is_some_and(|l| l.trim_end() == "---"))
+        .ok_or_else(|| Failure::failed(format!("{}: no frontmatter", path.display())))?;
+    let at = lines[..end]
+        .iter()
+        .position(|l| l.starts_with("description:"))
+        .ok_or_else(|| Failure::failed(format!("{}: no description line", path.display())))?;
+    let mut stop = at + 1;
+    while stop < end && lines[stop].starts_with([' ', '\t']) {
+        stop += 1;
+    }
+    let quoted = serde_json::to_string(description).unwrap_or_default();
+    let new_line = format!("description: {quoted}\n");
+    lines.splice(at..stop, [new_line.as_str()]);
+    let updated: String = lines.concat();
+    let parsed = skillkit::parser::SkillDocument::parse_file(path, updated.as_bytes())
+        .map_err(|d| Failure::failed(format!("{}: {}", path.display(), d.message)))?;
+    if parsed.description != description {
+        return Err(Failure::failed(format!(
+            "{}: the new description would not read back as written; not written",
+            path.display()
+        )));
+    }
+    let staged = path.with_extension("md.skillkit-new");
+    std::fs::write(&staged, &updated)
+        .and_then(|()| std::fs::rename(&staged, path))
+        .map_err(|e| Failure::io(format!("{}: {e}", path.display())))?;
+    err!("wrote the new description into {}", path.display());
+    Ok(())
+}

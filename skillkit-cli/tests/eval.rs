@@ -1,0 +1,624 @@
+//! `skillkit eval` through the real binary on a scripted model whose
+//! answers depend on the conversation (rules): trigger and false-trigger
+//! rates and who took each miss, computed for a known script; the
+//! description optimiser choosing by validation score where the training
+//! score would choose another; task evals with and without the skill and
+//! their delta, every grader kind passing and failing, the judge; the
+//! workspace in skill-creator's layout and field names; thresholds
+//! deciding the exit code; JUnit and Markdown reports.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn skill(root: &Path, name: &str, description: &str) {
+    write(
+        &root.join(format!("docs/skills/{name}/SKILL.md")),
+        &format!("---\nname: {name}\ndescription: {description}\n---\nDo {name} well.\n"),
+    );
+}
+
+fn activate(name: &str) -> Value {
+    json!({"tool_calls": [{"name": "activate_skill", "input": {"name": name}}]})
+}
+
+fn eval(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .current_dir(dir)
+        .arg("eval")
+        .args(args)
+        .env_remove("SKILLKIT_MODEL")
+        .output()
+        .unwrap()
+}
+
+#[track_caller]
+fn code(out: &Output, expected: i32) {
+    assert_eq!(out.status.code(), Some(expected), "{out:?}");
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+}
+
+/// The kit `docs` (pdf, xlsx), pdf's trigger set, and a model that
+/// activates pdf for two of its three queries, xlsx for the third, and pdf
+/// for one query it should not.
+fn trigger_fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    skill(root, "pdf", "Reads and fills PDF files.");
+    skill(root, "xlsx", "Edits spreadsheets.");
+    write(
+        &root.join("docs/skills/pdf/evals/triggers.json"),
+        &json!([
+            {"query": "Fill this PDF form", "should_trigger": true},
+            {"query": "Extract text from the PDF", "should_trigger": true},
+            {"query": "Convert the PDF table to a spreadsheet", "should_trigger": true},
+            {"query": "Make a chart in Excel", "should_trigger": false},
+            {"query": "What is the weather", "should_trigger": false}
+        ])
+        .to_string(),
+    );
+    let done = json!({"text": "Done."});
+    write(
+        &root.join("model.json"),
+        &json!({"rules": [
+            {"when": "fill this pdf form", "replies": [activate("docs:pdf"), done]},
+            {"when": "extract text", "replies": [activate("docs:pdf"), done]},
+            {"when": "convert the pdf table", "replies": [activate("docs:xlsx"), done]},
+            {"when": "chart in excel", "replies": [activate("docs:pdf"), done]},
+            {"replies": [{"text": "Sunny."}]}
+        ]})
+        .to_string(),
+    );
+    dir
+}
+
+#[test]
+fn trigger_rates_false_triggers_and_who_took_each_miss() {
+    let fixture = trigger_fixture();
+    let root = fixture.path();
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--runs",
+            "2",
+            "--json",
+        ],
+    );
+    code(&out, 0);
+    let report = json_of(&out);
+    let triggers = &report["results"][0]["triggers"];
+    assert_eq!(report["results"][0]["skill"], "docs:pdf");
+    let rate = triggers["trigger_rate"].as_f64().unwrap();
+    assert!((rate - 4.0 / 6.0).abs() < 1e-9, "{triggers}");
+    assert_eq!(triggers["false_trigger_rate"], 0.5);
+    let queries = triggers["queries"].as_array().unwrap();
+    assert_eq!(queries.len(), 5);
+    assert_eq!(queries[0]["triggers"], 2);
+    assert_eq!(queries[0]["runs"], 2);
+    assert_eq!(queries[2]["triggers"], 0);
+    assert_eq!(queries[2]["taken_by"], json!({"docs:xlsx": 2}));
+    assert_eq!(queries[3]["triggers"], 2, "the false trigger");
+    assert_eq!(queries[4]["triggers"], 0);
+
+    // For people: the miss and who took it.
+    let out = eval(
+        root,
+        &["docs", "--model", "scripted://model.json", "--runs", "2"],
+    );
+    code(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("trigger rate 0.67, false-trigger rate 0.50"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "MISS 0/2 should \"Convert the PDF table to a spreadsheet\"; taken by docs:xlsx (2)"
+        ),
+        "{text}"
+    );
+
+    // Thresholds decide the exit code; the reports name what failed.
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--runs",
+            "1",
+            "--min-trigger-rate",
+            "0.9",
+            "--junit",
+            "junit.xml",
+            "--markdown",
+            "summary.md",
+        ],
+    );
+    code(&out, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("FAILED docs:pdf on scripted://model.json: trigger rate 0.67 < 0.9")
+    );
+    let junit = std::fs::read_to_string(root.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains(
+            "<testsuite name=\"docs:pdf on scripted://model.json\" tests=\"5\" failures=\"2\">"
+        ),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<testcase name=\"trigger: Fill this PDF form\"/>"),
+        "{junit}"
+    );
+    let summary = std::fs::read_to_string(root.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("| `docs:pdf` | `scripted://model.json` | 0.67 | 0.50 |"),
+        "{summary}"
+    );
+    assert!(summary.contains("trigger rate 0.67 < 0.9"), "{summary}");
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--runs",
+            "1",
+            "--min-trigger-rate",
+            "0.6",
+            "--max-false-trigger-rate",
+            "0.5",
+        ],
+    );
+    code(&out, 0);
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--runs",
+            "1",
+            "--max-false-trigger-rate",
+            "0.4",
+        ],
+    );
+    code(&out, 1);
+}
+
+/// The optimiser: round 1 proposes ALPHA (better on the training queries),
+/// round 2 BETA (better on the held-out ones); BETA wins, and `--write`
+/// puts it in the SKILL.md.
+#[test]
+fn the_optimiser_chooses_by_validation_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    skill(root, "pdf", "ORIGINAL reads PDFs.");
+    skill(root, "xlsx", "Edits spreadsheets.");
+    // Five of each kind; of each kind the 2nd and 4th are held out.
+    let queries: Vec<Value> = (0..5)
+        .map(|n| json!({"query": format!("should-{n} pdf"), "should_trigger": true}))
+        .chain((0..5).map(|n| json!({"query": format!("not-{n} other"), "should_trigger": false})))
+        .collect();
+    write(
+        &root.join("docs/skills/pdf/evals/triggers.json"),
+        &Value::from(queries).to_string(),
+    );
+    let done = json!({"text": "Done."});
+    let on = |query: &str, description: &str| json!({"when": query, "context": description, "replies": [activate("docs:pdf"), done]});
+    write(
+        &root.join("model.json"),
+        &json!({"rules": [
+            {"when": "improve the description", "context": "ALPHA", "replies": [{"text": "{\"description\": \"BETA reads PDFs.\"}"}]},
+            {"when": "improve the description", "replies": [{"text": "{\"description\": \"ALPHA reads PDFs.\"}"}]},
+            // ALPHA: training should-0 and should-2 trigger (5 of 6 right on
+            // training, 2 of 4 held out).
+            on("should-0", "ALPHA reads"), on("should-2", "ALPHA reads"),
+            // BETA: training should-0 (4 of 6), held-out should-1 and
+            // should-3 (4 of 4).
+            on("should-0", "BETA reads"), on("should-1", "BETA reads"), on("should-3", "BETA reads"),
+            {"replies": [{"text": "No skill."}]}
+        ]})
+        .to_string(),
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--skill",
+            "pdf",
+            "--model",
+            "scripted://model.json",
+            "--runs",
+            "1",
+            "--optimize-description",
+            "--rounds",
+            "2",
+            "--json",
+            "--write",
+        ],
+    );
+    code(&out, 0);
+    let report = json_of(&out);
+    let found = &report["results"][0]["optimized"];
+    assert_eq!(found["train"], json!([0, 2, 4, 5, 7, 9]));
+    assert_eq!(found["validation"], json!([1, 3, 6, 8]));
+    let candidates = found["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 3, "{found}");
+    let scores: Vec<(String, f64, f64)> = candidates
+        .iter()
+        .map(|c| {
+            (
+                c["description"].as_str().unwrap().to_owned(),
+                c["train"].as_f64().unwrap(),
+                c["validation"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    assert_eq!(scores[1].0, "ALPHA reads PDFs.");
+    assert!(
+        near(scores[1].1, 5.0 / 6.0) && near(scores[1].2, 0.5),
+        "{scores:?}"
+    );
+    assert_eq!(scores[2].0, "BETA reads PDFs.");
+    assert!(
+        near(scores[2].1, 4.0 / 6.0) && near(scores[2].2, 1.0),
+        "{scores:?}"
+    );
+    assert!(
+        scores[1].1 > scores[2].1,
+        "the training score would pick ALPHA"
+    );
+    assert_eq!(found["best"]["description"], "BETA reads PDFs.");
+    assert_eq!(found["before"]["description"], "ORIGINAL reads PDFs.");
+    let written = std::fs::read_to_string(root.join("docs/skills/pdf/SKILL.md")).unwrap();
+    assert_eq!(
+        written,
+        "---\nname: pdf\ndescription: \"BETA reads PDFs.\"\n---\nDo pdf well.\n"
+    );
+}
+
+/// A report skill with two cases: one every grader kind passes (with the
+/// skill), one every kind fails.
+fn task_fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    skill(root, "report", "Writes quarterly reports from data.");
+    skill(root, "xlsx", "Edits spreadsheets.");
+    write(
+        &root.join("docs/skills/report/evals/files/data.csv"),
+        "quarter,revenue\nQ3,42\n",
+    );
+    write(
+        &root.join("docs/skills/report/evals/evals.json"),
+        &json!({"skill_name": "report", "evals": [
+            {"id": 1, "prompt": "Write the Q3 report from data.csv", "expected_output": "A short report.",
+             "files": ["evals/files/data.csv"],
+             "assertions": [
+                {"type": "contains", "value": "revenue grew"},
+                {"type": "regex", "pattern": "\\d+%"},
+                {"type": "json_path", "path": "$.total", "equals": 42},
+                {"type": "file_exists", "path": "data.csv"},
+                {"type": "file_matches", "path": "data.csv", "pattern": "quarter"},
+                {"type": "tool_used", "tools": [{"name": "activate_skill", "input": {"name": "^docs:report$"}}]},
+                {"type": "max_turns", "value": 2},
+                "The report says how much revenue grew"
+             ]},
+            {"id": "q4", "prompt": "Write the Q4 report",
+             "expectations": [
+                {"type": "contains", "value": "profit"},
+                {"type": "regex", "pattern": "^never$"},
+                {"type": "json_path", "path": "$.total", "equals": 1},
+                {"type": "file_exists", "path": "missing.txt"},
+                {"type": "file_matches", "path": "missing.txt", "pattern": "x"},
+                {"type": "tool_used", "tools": [{"name": "run_skill_script"}]},
+                {"type": "max_turns", "value": 0},
+                "The report mentions profit"
+             ]}
+        ]})
+        .to_string(),
+    );
+    write(
+        &root.join("model.json"),
+        &json!({"rules": [
+            {"when": "q3 report", "context": "docs:report", "replies": [activate("docs:report"), {"text": "Revenue grew 10%. {\"total\": 42}"}]},
+            {"when": "q3 report", "replies": [{"text": "No data."}]},
+            {"replies": [{"text": "Q4 done."}]}
+        ]})
+        .to_string(),
+    );
+    write(
+        &root.join("judge.json"),
+        &json!({"rules": [
+            {"when": "grade one assertion", "context": "revenue grew 10%", "replies": [{"text": "{\"passed\": true, \"evidence\": \"Revenue grew 10%\"}"}]},
+            {"replies": [{"text": "{\"passed\": false, \"evidence\": \"not in the answer\"}"}]}
+        ]})
+        .to_string(),
+    );
+    dir
+}
+
+#[test]
+fn task_evals_grade_with_and_without_the_skill() {
+    let fixture = task_fixture();
+    let root = fixture.path();
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--judge-model",
+            "scripted://judge.json",
+            "--runs",
+            "2",
+            "--json",
+        ],
+    );
+    code(&out, 0);
+    let report = json_of(&out);
+    let tasks = &report["results"][0]["tasks"];
+    let near = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9;
+    assert!(
+        near(&tasks["with_skill"]["pass_rate"]["mean"], 0.5),
+        "{tasks}"
+    );
+    assert!(
+        near(&tasks["without_skill"]["pass_rate"]["mean"], 3.0 / 16.0),
+        "{tasks}"
+    );
+    assert!(near(&tasks["delta"], 0.5 - 3.0 / 16.0), "{tasks}");
+
+    // skill-creator's layout and field names.
+    let iteration = root.join("skillkit-eval/report/iteration-1");
+    let run = iteration.join("eval-1/with_skill/run-1");
+    let grading: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("grading.json")).unwrap()).unwrap();
+    let expectations = grading["expectations"].as_array().unwrap();
+    assert_eq!(expectations.len(), 8);
+    for e in expectations {
+        assert_eq!(e["passed"], true, "{e}");
+        assert!(e["text"].is_string() && e["evidence"].is_string(), "{e}");
+    }
+    assert_eq!(
+        expectations[7]["evidence"], "Revenue grew 10%",
+        "the judge's evidence"
+    );
+    assert_eq!(
+        grading["summary"],
+        json!({"passed": 8, "failed": 0, "total": 8, "pass_rate": 1.0})
+    );
+    assert_eq!(
+        grading["execution_metrics"]["tool_calls"],
+        json!({"activate_skill": 1})
+    );
+    assert_eq!(grading["execution_metrics"]["total_steps"], 2);
+    let timing: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("timing.json")).unwrap()).unwrap();
+    assert!(timing["total_tokens"].as_u64().unwrap() > 0, "{timing}");
+    assert!(timing["duration_ms"].is_u64() && timing["total_duration_seconds"].is_number());
+    assert!(run.join("outputs/data.csv").is_file());
+    assert_eq!(
+        std::fs::read_to_string(run.join("outputs/answer.md")).unwrap(),
+        "Revenue grew 10%. {\"total\": 42}"
+    );
+    // Every kind fails where it should.
+    let failing: Value = serde_json::from_str(
+        &std::fs::read_to_string(iteration.join("eval-q4/with_skill/run-2/grading.json")).unwrap(),
+    )
+    .unwrap();
+    for e in failing["expectations"].as_array().unwrap() {
+        assert_eq!(e["passed"], false, "{e}");
+    }
+    let without: Value = serde_json::from_str(
+        &std::fs::read_to_string(iteration.join("eval-1/without_skill/run-1/grading.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let passed: Vec<bool> = without["expectations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["passed"].as_bool().unwrap())
+        .collect();
+    assert_eq!(
+        passed,
+        [false, false, false, true, true, false, true, false]
+    );
+
+    let benchmark: Value =
+        serde_json::from_str(&std::fs::read_to_string(iteration.join("benchmark.json")).unwrap())
+            .unwrap();
+    assert_eq!(benchmark["metadata"]["skill_name"], "docs:report");
+    assert_eq!(
+        benchmark["metadata"]["executor_model"],
+        "scripted://model.json"
+    );
+    assert_eq!(
+        benchmark["metadata"]["analyzer_model"],
+        "scripted://judge.json"
+    );
+    assert_eq!(benchmark["metadata"]["evals_run"], json!([1, "q4"]));
+    assert_eq!(benchmark["metadata"]["runs_per_configuration"], 2);
+    assert_eq!(benchmark["runs"].as_array().unwrap().len(), 8);
+    let first = &benchmark["runs"][0];
+    for key in [
+        "eval_id",
+        "eval_name",
+        "configuration",
+        "run_number",
+        "result",
+        "expectations",
+        "notes",
+    ] {
+        assert!(first.get(key).is_some(), "runs[0] has no {key}: {first}");
+    }
+    for key in [
+        "pass_rate",
+        "passed",
+        "failed",
+        "total",
+        "time_seconds",
+        "tokens",
+        "tool_calls",
+        "errors",
+    ] {
+        assert!(first["result"].get(key).is_some(), "result has no {key}");
+    }
+    let summary = &benchmark["run_summary"];
+    for config in ["with_skill", "without_skill"] {
+        for measure in ["pass_rate", "time_seconds", "tokens"] {
+            for stat in ["mean", "stddev", "min", "max"] {
+                assert!(
+                    summary[config][measure][stat].is_number(),
+                    "{config}.{measure}.{stat}"
+                );
+            }
+        }
+    }
+    assert_eq!(summary["delta"]["pass_rate"], "+0.31");
+    assert!(iteration.join("benchmark.md").is_file());
+
+    // A second run is the next iteration; thresholds decide the exit code.
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--judge-model",
+            "scripted://judge.json",
+            "--runs",
+            "1",
+            "--min-delta",
+            "0.3",
+        ],
+    );
+    code(&out, 0);
+    assert!(
+        root.join("skillkit-eval/report/iteration-2/benchmark.json")
+            .is_file()
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--judge-model",
+            "scripted://judge.json",
+            "--runs",
+            "1",
+            "--min-pass-rate",
+            "0.9",
+        ],
+    );
+    code(&out, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("pass rate 0.50 < 0.9"),
+        "{out:?}"
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--judge-model",
+            "scripted://judge.json",
+            "--runs",
+            "1",
+            "--min-delta",
+            "0.5",
+        ],
+    );
+    code(&out, 1);
+}
+
+#[test]
+fn bad_eval_files_and_missing_evals_say_what_to_do() {
+    let fixture = trigger_fixture();
+    let root = fixture.path();
+    write(&root.join("bad.json"), "{\"query\": 1}");
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--skill",
+            "pdf",
+            "--triggers",
+            "bad.json",
+            "--model",
+            "scripted://model.json",
+        ],
+    );
+    code(&out, 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a trigger set"),
+        "{out:?}"
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--skill",
+            "nothing",
+            "--model",
+            "scripted://model.json",
+        ],
+    );
+    code(&out, 1);
+    let empty = tempfile::tempdir().unwrap();
+    skill(empty.path(), "pdf", "Reads PDFs.");
+    let out = eval(empty.path(), &["docs", "--model", "scripted://model.json"]);
+    code(&out, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("has evals"),
+        "{out:?}"
+    );
+}
+
+/// The example kit ships evals, and the README's run of them holds
+/// offline: the commit-message skill triggers where it should and helps.
+#[test]
+fn the_example_kit_s_evals_hold() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let out = eval(
+        repo,
+        &[
+            "examples/kits/review",
+            "--model",
+            "scripted://examples/eval-model.json",
+            "--runs",
+            "1",
+            "--min-trigger-rate",
+            "1",
+            "--max-false-trigger-rate",
+            "0",
+            "--min-delta",
+            "0.5",
+            "--workspace",
+            workspace.path().to_str().unwrap(),
+            "--json",
+        ],
+    );
+    code(&out, 0);
+    let report = json_of(&out);
+    assert_eq!(report["results"][0]["skill"], "review:commit-message");
+    assert_eq!(report["results"][0]["tasks"]["delta"], 0.75);
+}
