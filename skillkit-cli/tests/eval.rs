@@ -412,6 +412,19 @@ fn task_evals_grade_with_and_without_the_skill() {
     assert!(timing["total_tokens"].as_u64().unwrap() > 0, "{timing}");
     assert!(timing["duration_ms"].is_u64() && timing["total_duration_seconds"].is_number());
     assert!(run.join("outputs/data.csv").is_file());
+    let transcript: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("transcript.json")).unwrap())
+            .unwrap();
+    let result = &transcript["results"][0];
+    assert_eq!(result[0], "activate_skill");
+    assert_eq!(
+        result[2], false,
+        "the activation ran (an eval allows reading skills): {result}"
+    );
+    assert!(
+        result[1].as_str().unwrap().contains("Do report well."),
+        "{result}"
+    );
     assert_eq!(
         std::fs::read_to_string(run.join("outputs/answer.md")).unwrap(),
         "Revenue grew 10%. {\"total\": 42}"
@@ -621,4 +634,174 @@ fn the_example_kit_s_evals_hold() {
     let report = json_of(&out);
     assert_eq!(report["results"][0]["skill"], "review:commit-message");
     assert_eq!(report["results"][0]["tasks"]["delta"], 0.75);
+}
+
+/// `--baseline REF` compares with the skill's previous version, read from
+/// git at that ref: the baseline configuration is `old_skill`.
+#[test]
+fn a_baseline_ref_compares_with_the_previous_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(root)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    let body = |marker: &str| {
+        format!(
+            "---\nname: report\ndescription: Writes quarterly reports.\n---\nWrite it. {marker}\n"
+        )
+    };
+    write(
+        &root.join("docs/skills/report/SKILL.md"),
+        &body("REPORT-V1"),
+    );
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "v1"]);
+    git(&["tag", "v1"]);
+    write(
+        &root.join("docs/skills/report/SKILL.md"),
+        &body("REPORT-V2"),
+    );
+    write(
+        &root.join("docs/skills/report/evals/evals.json"),
+        &json!({"skill_name": "report", "evals": [
+            {"id": 1, "prompt": "Write the Q3 report", "assertions": [{"type": "contains", "value": "revenue grew"}]}
+        ]})
+        .to_string(),
+    );
+    write(
+        &root.join("model.json"),
+        &json!({"rules": [
+            {"when": "q3 report", "context": "REPORT-V2", "replies": [activate("docs:report"), {"text": "Revenue grew 10%."}]},
+            {"when": "q3 report", "replies": [activate("docs:report"), {"text": "A report."}]}
+        ]})
+        .to_string(),
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--runs",
+            "1",
+            "--baseline",
+            "v1",
+            "--json",
+        ],
+    );
+    code(&out, 0);
+    let tasks = &json_of(&out)["results"][0]["tasks"];
+    assert_eq!(tasks["with_skill"]["pass_rate"]["mean"], 1.0, "{tasks}");
+    assert_eq!(tasks["old_skill"]["pass_rate"]["mean"], 0.0, "{tasks}");
+    assert_eq!(tasks["delta"], 1.0);
+    let iteration = root.join("skillkit-eval/report/iteration-1");
+    assert!(
+        iteration
+            .join("eval-1/old_skill/run-1/grading.json")
+            .is_file()
+    );
+    let benchmark: Value =
+        serde_json::from_str(&std::fs::read_to_string(iteration.join("benchmark.json")).unwrap())
+            .unwrap();
+    assert!(benchmark["run_summary"]["old_skill"]["pass_rate"]["mean"].is_number());
+    // The working tree is untouched; a ref that is an option is refused.
+    assert!(
+        std::fs::read_to_string(root.join("docs/skills/report/SKILL.md"))
+            .unwrap()
+            .contains("REPORT-V2")
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--baseline=--output=x",
+        ],
+    );
+    code(&out, 2);
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--baseline",
+            "no-such-tag",
+        ],
+    );
+    code(&out, 1);
+}
+
+/// A skill with scripts: they run in the case's working folder, in the
+/// sandbox, and what they write is graded from the outputs.
+#[test]
+fn a_skill_s_scripts_run_in_the_case_s_working_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    skill(root, "report", "Writes quarterly reports as CSV.");
+    write(
+        &root.join("docs/skills/report/scripts/write.sh"),
+        "printf 'total,42\\n' > report.csv\n",
+    );
+    write(
+        &root.join("docs/skills/report/evals/evals.json"),
+        &json!({"skill_name": "report", "evals": [
+            {"id": 1, "prompt": "Write the Q3 report as CSV", "assertions": [
+                {"type": "file_exists", "path": "report.csv"},
+                {"type": "file_matches", "path": "report.csv", "pattern": "^total,42$"},
+                {"type": "tool_used", "tools": [{"name": "activate_skill"}, {"name": "run_skill_script", "input": {"script": "write"}}]}
+            ]}
+        ]})
+        .to_string(),
+    );
+    write(
+        &root.join("model.json"),
+        &json!({"rules": [
+            {"when": "q3 report", "context": "docs:report", "replies": [
+                activate("docs:report"),
+                {"tool_calls": [{"name": "run_skill_script", "input": {"skill": "docs:report", "script": "scripts/write.sh"}}]},
+                {"text": "Wrote report.csv."}
+            ]},
+            {"replies": [{"text": "I cannot write files."}]}
+        ]})
+        .to_string(),
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--runs",
+            "1",
+            "--allow-weaker-sandbox",
+            "--json",
+        ],
+    );
+    code(&out, 0);
+    let tasks = &json_of(&out)["results"][0]["tasks"];
+    assert_eq!(tasks["with_skill"]["pass_rate"]["mean"], 1.0, "{tasks}");
+    assert_eq!(tasks["without_skill"]["pass_rate"]["mean"], 0.0, "{tasks}");
+    let outputs = root.join("skillkit-eval/report/iteration-1/eval-1/with_skill/run-1/outputs");
+    assert_eq!(
+        std::fs::read_to_string(outputs.join("report.csv")).unwrap(),
+        "total,42\n"
+    );
+    // The skill's own folder is untouched: the script ran in the outputs.
+    assert!(!root.join("docs/skills/report/report.csv").exists());
 }

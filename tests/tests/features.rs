@@ -102,6 +102,8 @@ fn each_part_is_opt_in_on_its_own() {
     assert!(sql.contains("sqlx") && !sql.contains("reqwest"));
     let embed = only("embed");
     assert!(embed.contains("reqwest") && !embed.contains("tar") && !embed.contains("sqlx"));
+    let eval = only("eval");
+    assert!(eval.contains("regex") && eval.contains("tokio-util") && !eval.contains("reqwest"));
 }
 
 #[test]
@@ -122,7 +124,9 @@ fn docs_rs_documents_every_feature() {
         .find(|package| package["name"] == "skill-kit")
         .expect("the skillkit package");
     let features = package["features"].as_object().expect("features");
-    for feature in ["github", "llm", "agent", "mcp", "sql", "postgres", "embed"] {
+    for feature in [
+        "github", "llm", "agent", "mcp", "sql", "postgres", "embed", "eval",
+    ] {
         assert!(features.contains_key(feature), "no `{feature}` feature");
     }
     assert_eq!(

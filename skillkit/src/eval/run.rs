@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use crate::agent::script::ScriptOptions;
 use crate::agent::{
-    ACTIVATE_SKILL, AgentOptions, Approval, ApprovalPolicy, Decision, EventKind, start_agent,
+    ACTIVATE_SKILL, AgentOptions, Approval, ApprovalPolicy, Decision, EventKind, SEARCH_SKILLS,
+    start_agent,
 };
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
@@ -36,6 +37,9 @@ pub struct Transcript {
     pub activated: Vec<String>,
     /// Every tool call, in order: the tool's full name and its input.
     pub calls: Vec<(String, Value)>,
+    /// Every tool result, in order: the tool's full name, the text the
+    /// model got, and whether the call failed.
+    pub results: Vec<(String, String, bool)>,
     /// Model turns (requests) taken.
     pub turns: u32,
     /// Tokens of every request.
@@ -83,16 +87,21 @@ pub(super) async fn converse(setup: Setup<'_>, prompt: &str) -> Transcript {
         .model(setup.model)
         .max_turns(setup.max_turns)
         .approval(ApprovalPolicy::new(move |request| {
-            match scripts_allowed && request.name == crate::script::RUN_SKILL_SCRIPT {
+            let reading = request.name == ACTIVATE_SKILL || request.name == SEARCH_SKILLS;
+            let script = scripts_allowed && request.name == crate::script::RUN_SKILL_SCRIPT;
+            match reading || script {
                 true => Approval::Allow,
-                false => {
-                    Approval::deny("tools other than the skills' scripts do not run in an eval")
-                }
+                false => Approval::deny(
+                    "in an eval only reading skills and running their scripts are allowed",
+                ),
             }
         }));
     if let Some((dir, weaker)) = setup.scripts {
         options = options.scripts(
+            // The eval's point is to run them: without asking, in the
+            // sandbox, writing only in the case's working folder.
             ScriptOptions::new()
+                .approval(ApprovalPolicy::new(|_| Approval::Allow))
                 .working_dir(dir)
                 .allow_weaker_sandbox(weaker),
         );
@@ -122,6 +131,12 @@ pub(super) async fn converse(setup: Setup<'_>, prompt: &str) -> Transcript {
                 }
                 transcript.calls.push((name, input));
             }
+            EventKind::ToolResult {
+                name,
+                content,
+                is_error,
+                ..
+            } if root => transcript.results.push((name, content, is_error)),
             EventKind::Usage { total, .. } if root => transcript.usage = total,
             EventKind::TurnComplete { .. } if root => transcript.turns += 1,
             EventKind::InputRequested(request) => {

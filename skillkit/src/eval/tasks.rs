@@ -17,6 +17,9 @@ use crate::kit::{Kit, Skills};
 pub const WITH_SKILL: &str = "with_skill";
 /// The configuration without it.
 pub const WITHOUT_SKILL: &str = "without_skill";
+/// The configuration with the skill's previous version, as skill-creator
+/// names it.
+pub const OLD_SKILL: &str = "old_skill";
 
 /// A skill's task evals, as the Agent Skills documentation writes them
 /// (`evals/evals.json`: `{"skill_name": …, "evals": [{"id", "prompt",
@@ -122,7 +125,7 @@ impl TaskSet {
 pub struct CaseRun {
     /// The case's id.
     pub eval_id: String,
-    /// `with_skill` or `without_skill`.
+    /// `with_skill`, `without_skill` or `old_skill`.
     pub configuration: String,
     /// 1, 2, …
     pub run_number: usize,
@@ -216,14 +219,16 @@ pub struct TaskReport {
     pub runs: Vec<CaseRun>,
     /// With the skill.
     pub with_skill: ConfigSummary,
-    /// Without it.
-    pub without_skill: ConfigSummary,
+    /// The baseline: without the skill, or with its previous version.
+    pub baseline: ConfigSummary,
+    /// The baseline's configuration name: `without_skill` or `old_skill`.
+    pub baseline_configuration: String,
 }
 
 impl TaskReport {
-    /// The mean pass rate with the skill minus without it.
+    /// The mean pass rate with the skill minus the baseline's.
     pub fn delta(&self) -> f64 {
-        self.with_skill.pass_rate.mean - self.without_skill.pass_rate.mean
+        self.with_skill.pass_rate.mean - self.baseline.pass_rate.mean
     }
 }
 
@@ -240,8 +245,26 @@ impl Evaluator {
         set: &TaskSet,
         workspace: Option<&Path>,
     ) -> Result<TaskReport, EvalError> {
+        self.tasks_against(skill, None, set, workspace).await
+    }
+
+    /// [`tasks`](Evaluator::tasks) against `previous`, the skill's
+    /// previous version (same full name), instead of against no skill: the
+    /// baseline configuration is then `old_skill`.
+    pub async fn tasks_against(
+        &self,
+        skill: &str,
+        previous: Option<crate::Skill>,
+        set: &TaskSet,
+        workspace: Option<&Path>,
+    ) -> Result<TaskReport, EvalError> {
         let skill = self.skill(skill)?;
         let has_scripts = super::skill_dir(&skill).is_some_and(|d| d.join("scripts").is_dir());
+        let baseline_name = match previous {
+            Some(_) => OLD_SKILL,
+            None => WITHOUT_SKILL,
+        };
+        let previous = previous.map(Arc::new);
         let without: Arc<[Kit]> = self
             .kits
             .iter()
@@ -250,8 +273,11 @@ impl Evaluator {
                 let kept: Skills = kit
                     .skills
                     .iter()
-                    .filter(|s| s.name != skill.name)
-                    .cloned()
+                    .filter_map(|s| match (s.name == skill.name, &previous) {
+                        (false, _) => Some(s.clone()),
+                        (true, Some(old)) => Some(old.clone()),
+                        (true, None) => None,
+                    })
                     .collect();
                 kit.skills = kept;
                 kit
@@ -264,7 +290,7 @@ impl Evaluator {
         let root = workspace.unwrap_or(scratch.path()).to_path_buf();
         let mut jobs = Vec::new();
         for case in &set.evals {
-            for (configuration, kits) in [(WITH_SKILL, &self.kits), (WITHOUT_SKILL, &without)] {
+            for (configuration, kits) in [(WITH_SKILL, &self.kits), (baseline_name, &without)] {
                 for run in 1..=self.runs {
                     let outputs = root
                         .join(format!("eval-{}", case.id_text()))
@@ -326,7 +352,8 @@ impl Evaluator {
         Ok(TaskReport {
             skill: skill.name.to_string(),
             with_skill: summary(WITH_SKILL),
-            without_skill: summary(WITHOUT_SKILL),
+            baseline: summary(baseline_name),
+            baseline_configuration: baseline_name.to_owned(),
             runs,
         })
     }
@@ -365,7 +392,7 @@ impl Evaluator {
             registry: &self.registry,
             model: &self.model,
             max_turns: self.max_turns,
-            scripts: (has_scripts && configuration == WITH_SKILL)
+            scripts: (has_scripts && configuration != WITHOUT_SKILL)
                 .then_some((outputs, self.allow_weaker_sandbox)),
         };
         let transcript = converse(setup, &case.prompt).await;

@@ -14,7 +14,8 @@
 //!         transcript.json       the prompt, the answer, the skills activated, every tool call
 //! ```
 //!
-//! `<configuration>` is `with_skill` or `without_skill`. Prices are not
+//! `<configuration>` is `with_skill`, and `without_skill` or (against a
+//! previous version) `old_skill`. Prices are not
 //! known to the adapters, so costs are not written; tokens are.
 
 use std::collections::BTreeMap;
@@ -170,7 +171,7 @@ pub fn benchmark(report: &TaskReport, meta: &Metadata) -> Value {
             false => format!("{v}"),
         }
     };
-    let (with, without) = (&report.with_skill, &report.without_skill);
+    let (with, without) = (&report.with_skill, &report.baseline);
     json!({
         "metadata": {
             "skill_name": report.skill,
@@ -184,7 +185,7 @@ pub fn benchmark(report: &TaskReport, meta: &Metadata) -> Value {
         "runs": runs,
         "run_summary": {
             "with_skill": summary(with),
-            "without_skill": summary(without),
+            report.baseline_configuration.as_str(): summary(without),
             "delta": {
                 "pass_rate": signed(with.pass_rate.mean - without.pass_rate.mean, 2),
                 "time_seconds": signed(with.time_seconds.mean - without.time_seconds.mean, 1),
@@ -217,7 +218,10 @@ pub fn markdown(report: &TaskReport, meta: &Metadata) -> String {
         report.delta()
     );
     text.push_str(&row("with skill", &report.with_skill));
-    text.push_str(&row("without skill", &report.without_skill));
+    text.push_str(&row(
+        &report.baseline_configuration.replace('_', " "),
+        &report.baseline,
+    ));
     let failing: Vec<&CaseRun> = report
         .runs
         .iter()
