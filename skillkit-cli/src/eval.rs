@@ -96,6 +96,15 @@ pub struct EvalArgs {
     /// sandbox.
     #[arg(long)]
     allow_weaker_sandbox: bool,
+    /// Keep every answer of the models (tested and judge) in DIR, to
+    /// replay them later.
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    record: Option<PathBuf>,
+    /// Answer from the answers kept in DIR by --record, without asking any
+    /// model (a CI job re-grades without paying again); a request never
+    /// recorded fails its run.
+    #[arg(long, value_name = "DIR")]
+    replay: Option<PathBuf>,
 }
 
 /// What one skill's evaluation on one model gave.
@@ -175,7 +184,7 @@ fn evaluate(args: &EvalArgs) -> Result<bool, Failure> {
     if let Some(judge) = &args.judge_model {
         uris.push(judge);
     }
-    let (registry, resolved) = registry(&uris)?;
+    let (registry, resolved) = registry(&uris, args.record.as_deref(), args.replay.as_deref())?;
     let judge = args
         .judge_model
         .as_ref()
@@ -441,25 +450,57 @@ fn previous_version(
 /// The registry for `uris`, and each URI as it resolves in it: a
 /// `scripted://FILE` plays that JSON script, under a scheme of its own so
 /// a judge's script and the tested model's do not mix.
-fn registry(uris: &[&str]) -> Result<(Registry, Vec<String>), Failure> {
-    let mut registry = Registry::new();
+fn registry(
+    uris: &[&str],
+    record: Option<&Path>,
+    replay: Option<&Path>,
+) -> Result<(Registry, Vec<String>), Failure> {
+    let mut real = Registry::new();
     let mut resolved = Vec::new();
     for (n, uri) in uris.iter().enumerate() {
         match uri.strip_prefix("scripted://") {
-            Some(file) => {
+            Some(file) if replay.is_none() => {
                 let text = std::fs::read_to_string(file).map_err(|e| {
                     Failure::io(format!("{file}: cannot read the model script ({e})"))
                 })?;
                 let script = Scripted::from_json(&text)
                     .map_err(|e| Failure::io(format!("{file}: not a model script: {e}")))?;
                 let scheme = format!("scripted{n}");
-                registry = registry.with(&scheme, script);
+                real = real.with(&scheme, script);
                 resolved.push(format!("{scheme}://{file}"));
             }
-            None => resolved.push((*uri).to_owned()),
+            _ => resolved.push((*uri).to_owned()),
         }
     }
-    Ok((registry, resolved))
+    // Recording or replaying: each model behind a recorder of its own,
+    // its recordings named by the URI as given.
+    let wrap = |dir: &Path, recording: bool| {
+        let mut wrapped = Registry::empty();
+        let uris = uris
+            .iter()
+            .zip(&resolved)
+            .enumerate()
+            .map(|(n, (given, inner))| {
+                let scheme = format!("recorded{n}");
+                let recorder = match recording {
+                    true => skillkit::eval::Recorded::record(
+                        real.clone(),
+                        inner.clone(),
+                        dir.join(slug(given)),
+                    ),
+                    false => skillkit::eval::Recorded::replay(dir.join(slug(given))),
+                };
+                wrapped = std::mem::take(&mut wrapped).with(&scheme, recorder);
+                format!("{scheme}://model")
+            })
+            .collect::<Vec<_>>();
+        (wrapped, uris)
+    };
+    Ok(match (record, replay) {
+        (Some(dir), _) => wrap(dir, true),
+        (None, Some(dir)) => wrap(dir, false),
+        (None, None) => (real, resolved),
+    })
 }
 
 fn load(dir: &Path) -> Result<Vec<Kit>, Failure> {

@@ -805,3 +805,73 @@ fn a_skill_s_scripts_run_in_the_case_s_working_folder() {
     // The skill's own folder is untouched: the script ran in the outputs.
     assert!(!root.join("docs/skills/report/report.csv").exists());
 }
+
+/// `--record DIR` keeps the models' answers (the tested one's and the
+/// judge's); `--replay DIR` grades again from them alone, with the same
+/// results, and a request never recorded fails its run.
+#[test]
+fn answers_are_recorded_and_replayed() {
+    let fixture = task_fixture();
+    let root = fixture.path();
+    let args = |mode: &str| -> Vec<String> {
+        [
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--judge-model",
+            "scripted://judge.json",
+            "--runs",
+            "2",
+            "--json",
+            mode,
+            "tapes",
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let run = |mode: &str| {
+        let args = args(mode);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        eval(root, &args)
+    };
+    let recorded = run("--record");
+    code(&recorded, 0);
+    assert!(root.join("tapes/scripted___model.json").is_dir());
+    assert!(root.join("tapes/scripted___judge.json").is_dir());
+    // The scripts are gone: only the tapes can answer.
+    std::fs::remove_file(root.join("model.json")).unwrap();
+    std::fs::remove_file(root.join("judge.json")).unwrap();
+    let replayed = run("--replay");
+    code(&replayed, 0);
+    let tasks = |out: &Output| json_of(out)["results"][0]["tasks"].clone();
+    let (a, b) = (tasks(&recorded), tasks(&replayed));
+    assert_eq!(a["delta"], b["delta"]);
+    assert_eq!(a["with_skill"]["pass_rate"], b["with_skill"]["pass_rate"]);
+    let grades = |t: &Value| {
+        t["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["expectations"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(grades(&a), grades(&b));
+    // A request never recorded (another case) fails its run, saying why.
+    let evals = root.join("docs/skills/report/evals/evals.json");
+    let text = std::fs::read_to_string(&evals)
+        .unwrap()
+        .replace("Write the Q4 report", "Write the Q1 report");
+    std::fs::write(&evals, text).unwrap();
+    let out = run("--replay");
+    let report = json_of(&out);
+    let errors: Vec<String> = report["results"][0]["tasks"]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["error"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        !errors.is_empty() && errors[0].contains("record again"),
+        "{errors:?}"
+    );
+}

@@ -35,6 +35,7 @@
 
 mod grade;
 mod optimize;
+mod record;
 mod run;
 mod tasks;
 mod triggers;
@@ -48,6 +49,7 @@ use crate::llm::Registry;
 
 pub use grade::{Assertion, Check, Grade, ToolStep};
 pub use optimize::{Candidate, Optimized};
+pub use record::Recorded;
 pub use run::Transcript;
 pub use tasks::{Case, CaseRun, ConfigSummary, Stats, TaskReport, TaskSet};
 pub use triggers::{QueryOutcome, TriggerQuery, TriggerReport, read_triggers};
