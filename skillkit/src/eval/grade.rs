@@ -129,6 +129,11 @@ pub struct Grade {
 
 impl Assertion {
     /// The assertion as one line of text.
+    ///
+    /// ```
+    /// let a = skillkit::eval::Assertion::Prose("It is polite".into());
+    /// assert_eq!(a.text(), "It is polite");
+    /// ```
     pub fn text(&self) -> String {
         match self {
             Assertion::Prose(text) => text.clone(),

@@ -179,12 +179,24 @@ impl Evaluator {
     }
 
     /// The models' registry.
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).registry(skillkit::llm::Registry::new());
+    /// assert_eq!(e.runs_per_item(), 3);
+    /// ```
     pub fn registry(mut self, registry: Registry) -> Self {
         self.registry = registry;
         self
     }
 
     /// The model under test (a registry URI).
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).model("openai://gpt-4o-mini");
+    /// assert_eq!(e.model_uri(), "openai://gpt-4o-mini");
+    /// ```
     pub fn model(mut self, uri: impl Into<String>) -> Self {
         self.model = uri.into();
         self
@@ -203,18 +215,36 @@ impl Evaluator {
     }
 
     /// Runs per query or case (at least 1).
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).runs(0);
+    /// assert_eq!(e.runs_per_item(), 1);
+    /// ```
     pub fn runs(mut self, runs: usize) -> Self {
         self.runs = runs.max(1);
         self
     }
 
     /// Conversations run at once (at least 1).
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).jobs(8);
+    /// # let _ = e;
+    /// ```
     pub fn jobs(mut self, jobs: usize) -> Self {
         self.jobs = jobs.max(1);
         self
     }
 
     /// The most model turns of one conversation (default 8).
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).max_turns(4);
+    /// # let _ = e;
+    /// ```
     pub fn max_turns(mut self, turns: u32) -> Self {
         self.max_turns = turns.max(1);
         self
@@ -222,28 +252,58 @@ impl Evaluator {
 
     /// Run a skill's scripts where the kernel cannot put up every layer of
     /// the sandbox.
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).allow_weaker_sandbox(true);
+    /// # let _ = e;
+    /// ```
     pub fn allow_weaker_sandbox(mut self, allow: bool) -> Self {
         self.allow_weaker_sandbox = allow;
         self
     }
 
     /// Called as each conversation finishes.
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).on_progress(|p| eprintln!("{}/{}", p.done, p.total));
+    /// # let _ = e;
+    /// ```
     pub fn on_progress(mut self, progress: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(progress));
         self
     }
 
     /// The model under test.
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).model("scripted://m");
+    /// assert_eq!(e.model_uri(), "scripted://m");
+    /// ```
     pub fn model_uri(&self) -> &str {
         &self.model
     }
 
     /// The judge's model.
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).model("scripted://m");
+    /// assert_eq!(e.judge_uri(), "scripted://m");
+    /// ```
     pub fn judge_uri(&self) -> &str {
         self.judge.as_deref().unwrap_or(&self.model)
     }
 
     /// Runs per query or case.
+    ///
+    /// ```
+    /// use skillkit::eval::Evaluator;
+    /// let e = Evaluator::new(Vec::new()).runs(5);
+    /// assert_eq!(e.runs_per_item(), 5);
+    /// ```
     pub fn runs_per_item(&self) -> usize {
         self.runs
     }

@@ -78,6 +78,13 @@ impl Evaluator {
     /// over `queries` (at least 5, with both kinds), and returns the best
     /// by validation score. The proposing model is the judge's
     /// ([`judge_model`](Evaluator::judge_model)).
+    ///
+    /// ```no_run
+    /// # async fn demo(evaluator: skillkit::eval::Evaluator, queries: Vec<skillkit::eval::TriggerQuery>) -> Result<(), skillkit::eval::EvalError> {
+    /// let found = evaluator.optimize_description("docs:pdf", &queries, 3).await?;
+    /// println!("{} (validation {:.2})", found.best.description, found.best.validation);
+    /// # Ok(()) }
+    /// ```
     pub async fn optimize_description(
         &self,
         skill: &str,

@@ -80,6 +80,12 @@ impl std::fmt::Debug for Recorded {
 impl Recorded {
     /// Asks model `uri` of `real` and keeps every answer in `dir` (a
     /// folder for this model alone).
+    ///
+    /// ```
+    /// let real = skillkit::llm::Registry::new();
+    /// let recorder = skillkit::eval::Recorded::record(real, "anthropic://claude-haiku-4-5", "tapes/haiku");
+    /// # drop(recorder);
+    /// ```
     pub fn record(real: Registry, uri: impl Into<String>, dir: impl Into<PathBuf>) -> Recorded {
         Recorded {
             real: Some(real),
@@ -91,6 +97,11 @@ impl Recorded {
 
     /// Answers as the model did when `dir` was recorded; a request it was
     /// never asked fails, saying to record again.
+    ///
+    /// ```
+    /// let replayer = skillkit::eval::Recorded::replay("tapes/haiku");
+    /// # drop(replayer);
+    /// ```
     pub fn replay(dir: impl Into<PathBuf>) -> Recorded {
         Recorded {
             real: None,

@@ -53,6 +53,10 @@ pub struct Transcript {
 
 impl Transcript {
     /// Tokens in all (input, output and cache).
+    ///
+    /// ```
+    /// assert_eq!(skillkit::eval::Transcript::default().tokens(), 0);
+    /// ```
     pub fn tokens(&self) -> u64 {
         let u = &self.usage;
         u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens

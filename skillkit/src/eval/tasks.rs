@@ -65,6 +65,11 @@ pub struct Case {
 
 impl Case {
     /// Its id as text (`eval-<id>` names its folder).
+    ///
+    /// ```
+    /// let set = skillkit::eval::TaskSet::parse(r#"{"evals": [{"id": 7, "prompt": "p"}]}"#, ".").unwrap();
+    /// assert_eq!(set.evals[0].id_text(), "7");
+    /// ```
     pub fn id_text(&self) -> String {
         match &self.id {
             Value::String(s) => s.clone(),
@@ -76,6 +81,10 @@ impl Case {
 impl TaskSet {
     /// A task set from its text; `base` is the folder its files are
     /// relative to.
+    ///
+    /// ```
+    /// assert!(skillkit::eval::TaskSet::parse("[]", ".").is_err());
+    /// ```
     pub fn parse(text: &str, base: impl Into<PathBuf>) -> Result<TaskSet, String> {
         let mut set: TaskSet = serde_json::from_str(text).map_err(|e| {
             format!(
@@ -102,6 +111,14 @@ impl TaskSet {
 
     /// Reads `path`; its files are relative to the skill's folder (the
     /// folder above `evals/`, or the file's own folder).
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("evals")).unwrap();
+    /// let file = dir.path().join("evals/evals.json");
+    /// std::fs::write(&file, r#"{"skill_name": "pdf", "evals": []}"#).unwrap();
+    /// assert_eq!(skillkit::eval::TaskSet::read(&file).unwrap().base, dir.path());
+    /// ```
     pub fn read(path: &Path) -> Result<TaskSet, EvalError> {
         let text = std::fs::read_to_string(path).map_err(|e| EvalError::File {
             path: path.display().to_string(),
@@ -143,6 +160,12 @@ pub struct CaseRun {
 impl CaseRun {
     /// Passed assertions over all (1 when there are none and the run
     /// answered).
+    ///
+    /// ```
+    /// fn all_passed(run: &skillkit::eval::CaseRun) -> bool {
+    ///     run.pass_rate() == 1.0
+    /// }
+    /// ```
     pub fn pass_rate(&self) -> f64 {
         let total = self.expectations.len();
         match total {
@@ -152,6 +175,12 @@ impl CaseRun {
     }
 
     /// Assertions that held.
+    ///
+    /// ```
+    /// fn count(run: &skillkit::eval::CaseRun) -> usize {
+    ///     run.passed()
+    /// }
+    /// ```
     pub fn passed(&self) -> usize {
         self.expectations.iter().filter(|g| g.passed).count()
     }
@@ -227,6 +256,12 @@ pub struct TaskReport {
 
 impl TaskReport {
     /// The mean pass rate with the skill minus the baseline's.
+    ///
+    /// ```
+    /// fn helps(report: &skillkit::eval::TaskReport) -> bool {
+    ///     report.delta() > 0.0
+    /// }
+    /// ```
     pub fn delta(&self) -> f64 {
         self.with_skill.pass_rate.mean - self.baseline.pass_rate.mean
     }
@@ -239,6 +274,14 @@ impl Evaluator {
     /// given: `eval-<id>/<configuration>/run-<n>/outputs/`, else a
     /// temporary folder), the skill's scripts allowed to run there in the
     /// sandbox, and grades every run.
+    ///
+    /// ```no_run
+    /// # async fn demo(evaluator: skillkit::eval::Evaluator) -> Result<(), skillkit::eval::EvalError> {
+    /// let set = skillkit::eval::TaskSet::read("kits/docs/skills/pdf/evals/evals.json".as_ref())?;
+    /// let report = evaluator.tasks("docs:pdf", &set, None).await?;
+    /// println!("delta {:+.2}", report.delta());
+    /// # Ok(()) }
+    /// ```
     pub async fn tasks(
         &self,
         skill: &str,
@@ -251,6 +294,14 @@ impl Evaluator {
     /// [`tasks`](Evaluator::tasks) against `previous`, the skill's
     /// previous version (same full name), instead of against no skill: the
     /// baseline configuration is then `old_skill`.
+    ///
+    /// ```no_run
+    /// # async fn demo(evaluator: skillkit::eval::Evaluator, old: skillkit::Skill) -> Result<(), skillkit::eval::EvalError> {
+    /// let set = skillkit::eval::TaskSet::read("kits/docs/skills/pdf/evals/evals.json".as_ref())?;
+    /// let report = evaluator.tasks_against("docs:pdf", Some(old), &set, None).await?;
+    /// assert_eq!(report.baseline_configuration, "old_skill");
+    /// # Ok(()) }
+    /// ```
     pub async fn tasks_against(
         &self,
         skill: &str,

@@ -94,6 +94,12 @@ pub struct QueryOutcome {
 impl QueryOutcome {
     /// Runs that went as they should (activated when it should, not when
     /// it should not).
+    ///
+    /// ```
+    /// fn right(q: &skillkit::eval::QueryOutcome) -> bool {
+    ///     q.correct() == q.runs
+    /// }
+    /// ```
     pub fn correct(&self) -> usize {
         match self.should_trigger {
             true => self.triggers,
@@ -121,6 +127,12 @@ pub struct TriggerReport {
 
 impl TriggerReport {
     /// Runs that went as they should, over all runs.
+    ///
+    /// ```
+    /// fn score(report: &skillkit::eval::TriggerReport) -> String {
+    ///     format!("{:.0}%", report.accuracy() * 100.0)
+    /// }
+    /// ```
     pub fn accuracy(&self) -> f64 {
         let runs: usize = self.queries.iter().map(|q| q.runs).sum();
         let correct: usize = self.queries.iter().map(QueryOutcome::correct).sum();
@@ -156,6 +168,16 @@ impl Evaluator {
     /// Runs each query of `queries` [`runs`](Evaluator::runs) times as a
     /// fresh conversation over every kit, and reports how often the agent
     /// activated `skill` (a full name, or a bare name found once).
+    ///
+    /// ```no_run
+    /// # async fn demo(evaluator: skillkit::eval::Evaluator) -> Result<(), skillkit::eval::EvalError> {
+    /// use skillkit::eval::TriggerQuery;
+    /// let report = evaluator
+    ///     .triggers("docs:pdf", &[TriggerQuery::new("Fill this PDF form", true)])
+    ///     .await?;
+    /// println!("{:?} {:?}", report.trigger_rate, report.false_trigger_rate);
+    /// # Ok(()) }
+    /// ```
     pub async fn triggers(
         &self,
         skill: &str,

@@ -217,6 +217,14 @@ impl Project {
     /// skill, and pins them in the lock. A skill with a `SKILL.sig` must be
     /// signed over exactly its files; its signer is pinned. A folder in
     /// the way that the lock does not pin from the same source is refused.
+    ///
+    /// ```no_run
+    /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::lockfile::LockError> {
+    /// let mut project = skillkit::lockfile::Project::open(".")?;
+    /// let added = project.add(&github, "acme/skills@v1", None).await?;
+    /// println!("{} skills at {}", added.skills.len(), added.sha);
+    /// # Ok(()) }
+    /// ```
     pub async fn add(
         &mut self,
         github: &GitHub,
@@ -229,6 +237,14 @@ impl Project {
     /// [`add`](Project::add) at exactly `commit` when given (the ref, if
     /// any, is recorded but not asked about): a source pinned by its
     /// publisher, such as a marketplace entry's `sha`.
+    ///
+    /// ```no_run
+    /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::lockfile::LockError> {
+    /// let mut project = skillkit::lockfile::Project::open(".")?;
+    /// let sha = "0123456789abcdef0123456789abcdef01234567";
+    /// project.add_at(&github, "acme/skills@v1", Some(sha), None).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn add_at(
         &mut self,
         github: &GitHub,
@@ -303,6 +319,13 @@ impl Project {
     /// pinned by `sha` is added at exactly that commit; a path in the
     /// marketplace's own repository, at the marketplace's commit. The
     /// plugin's skills are those of its folder (`skills/<name>/SKILL.md`).
+    ///
+    /// ```no_run
+    /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::lockfile::LockError> {
+    /// let mut project = skillkit::lockfile::Project::open(".")?;
+    /// project.add_plugin(&github, "acme/marketplace", "pdf-tools", None).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn add_plugin(
         &mut self,
         github: &GitHub,
@@ -331,6 +354,15 @@ impl Project {
     /// `mcp+stdio:NAME` for one started by a command: the lock never holds
     /// a command to run).
     #[cfg(feature = "mcp-client")]
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), skillkit::lockfile::LockError> {
+    /// use skillkit::{Mcp, mcp_client::Endpoint};
+    /// let url = "https://skills.example.com/mcp";
+    /// let mut project = skillkit::lockfile::Project::open(".")?;
+    /// project.add_mcp(&Mcp::new(Endpoint::url(url)), &format!("mcp+{url}"), None).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn add_mcp(
         &mut self,
         server: &crate::Mcp,
@@ -410,6 +442,16 @@ impl Project {
     /// followed as it is: each skill fetched at its ref, its `computedHash`
     /// checked (a mismatch is an error and nothing is written), and that
     /// file never rewritten.
+    ///
+    /// ```no_run
+    /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::lockfile::LockError> {
+    /// use skillkit::lockfile::{InstallMode, Project};
+    /// let report = Project::open(".")?
+    ///     .install(&github, InstallMode { locked: true, offline: true })
+    ///     .await?;
+    /// println!("{} installed, {} kept", report.installed.len(), report.kept.len());
+    /// # Ok(()) }
+    /// ```
     pub async fn install(
         &mut self,
         github: &GitHub,
@@ -424,6 +466,14 @@ impl Project {
     /// starts a server the lock names: an application (or the command line)
     /// gives each one.
     #[cfg(feature = "mcp-client")]
+    ///
+    /// ```no_run
+    /// # async fn demo(github: skillkit::GitHub, docs: skillkit::Mcp) -> Result<(), skillkit::lockfile::LockError> {
+    /// use skillkit::lockfile::{InstallMode, Project};
+    /// let servers = [("mcp+stdio:docs".to_owned(), docs)];
+    /// Project::open(".")?.install_with(&github, &servers, InstallMode::default()).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn install_with(
         &mut self,
         github: &GitHub,
@@ -531,6 +581,15 @@ impl Project {
     /// needs `allow_ref_change`; a skill signed by another key than the
     /// pinned one (or newly signed, or no longer signed) needs
     /// `allow_signer_change`. Either refusal changes nothing.
+    ///
+    /// ```no_run
+    /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::lockfile::LockError> {
+    /// use skillkit::lockfile::{Project, UpdateMode};
+    /// for moved in Project::open(".")?.update(&github, None, UpdateMode::default()).await? {
+    ///     println!("{} now at {}", moved.name, moved.to);
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub async fn update(
         &mut self,
         github: &GitHub,

@@ -36,6 +36,13 @@ impl GitHub {
     /// cache when it holds them, else downloaded and kept (whatever they
     /// hold: a marketplace's manifest, a folder of skills). The lock, not the ref, decides: with a commit, the ref is
     /// not asked about.
+    ///
+    /// ```no_run
+    /// # async fn demo(github: skillkit::GitHub) -> Result<(), skillkit::providers::github::GitHubError> {
+    /// let pinned = github.checkout("acme/skills", Some("0123456789abcdef0123456789abcdef01234567")).await?;
+    /// assert!(pinned.dir.is_dir());
+    /// # Ok(()) }
+    /// ```
     pub async fn checkout(
         &self,
         source: &str,
