@@ -222,6 +222,11 @@ fn the_optimiser_chooses_by_validation_score() {
     write(
         &root.join("model.json"),
         &json!({"rules": [
+            // A held-out query shown to the proposer would show here.
+            {"when": "improve the description", "context": "should-1 pdf", "replies": [{"text": "{\"description\": \"LEAKED\"}"}]},
+            {"when": "improve the description", "context": "should-3 pdf", "replies": [{"text": "{\"description\": \"LEAKED\"}"}]},
+            {"when": "improve the description", "context": "not-1 other", "replies": [{"text": "{\"description\": \"LEAKED\"}"}]},
+            {"when": "improve the description", "context": "not-3 other", "replies": [{"text": "{\"description\": \"LEAKED\"}"}]},
             {"when": "improve the description", "context": "ALPHA", "replies": [{"text": "{\"description\": \"BETA reads PDFs.\"}"}]},
             {"when": "improve the description", "replies": [{"text": "{\"description\": \"ALPHA reads PDFs.\"}"}]},
             // ALPHA: training should-0 and should-2 trigger (5 of 6 right on
@@ -284,6 +289,10 @@ fn the_optimiser_chooses_by_validation_score() {
         "the training score would pick ALPHA"
     );
     assert_eq!(found["best"]["description"], "BETA reads PDFs.");
+    assert!(
+        !found.to_string().contains("LEAKED"),
+        "a held-out query reached the proposer"
+    );
     assert_eq!(found["before"]["description"], "ORIGINAL reads PDFs.");
     let written = std::fs::read_to_string(root.join("docs/skills/pdf/SKILL.md")).unwrap();
     assert_eq!(
@@ -873,5 +882,49 @@ fn answers_are_recorded_and_replayed() {
     assert!(
         !errors.is_empty() && errors[0].contains("record again"),
         "{errors:?}"
+    );
+}
+
+/// `--model` repeated is a matrix: each skill on each model, results and
+/// workspaces apart.
+#[test]
+fn a_model_matrix_evaluates_each_model() {
+    let fixture = task_fixture();
+    let root = fixture.path();
+    write(
+        &root.join("weak.json"),
+        &json!({"rules": [{"replies": [{"text": "No idea."}]}]}).to_string(),
+    );
+    let out = eval(
+        root,
+        &[
+            "docs",
+            "--model",
+            "scripted://model.json",
+            "--model",
+            "scripted://weak.json",
+            "--judge-model",
+            "scripted://judge.json",
+            "--runs",
+            "1",
+            "--json",
+        ],
+    );
+    code(&out, 0);
+    let report = json_of(&out);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["model"], "scripted://model.json");
+    assert_eq!(results[1]["model"], "scripted://weak.json");
+    assert_eq!(results[0]["tasks"]["with_skill"]["pass_rate"]["mean"], 0.5);
+    // Only what the copied file and the one turn give: 3 of 8, then 0 of 8.
+    assert_eq!(results[1]["tasks"]["with_skill"]["pass_rate"]["mean"], 0.1875);
+    assert!(
+        root.join("skillkit-eval/report/scripted___model.json/iteration-1/benchmark.json")
+            .is_file()
+    );
+    assert!(
+        root.join("skillkit-eval/report/scripted___weak.json/iteration-1/benchmark.json")
+            .is_file()
     );
 }
