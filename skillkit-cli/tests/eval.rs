@@ -514,6 +514,13 @@ fn task_evals_grade_with_and_without_the_skill() {
     }
     assert_eq!(summary["delta"]["pass_rate"], "+0.31");
     assert!(iteration.join("benchmark.md").is_file());
+    let metadata: Value = serde_json::from_str(
+        &std::fs::read_to_string(iteration.join("eval-1/eval_metadata.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(metadata["eval_id"], 1);
+    assert_eq!(metadata["prompt"], "Write the Q3 report from data.csv");
+    assert_eq!(metadata["assertions"].as_array().unwrap().len(), 8);
 
     // A second run is the next iteration; thresholds decide the exit code.
     let out = eval(
@@ -918,7 +925,10 @@ fn a_model_matrix_evaluates_each_model() {
     assert_eq!(results[1]["model"], "scripted://weak.json");
     assert_eq!(results[0]["tasks"]["with_skill"]["pass_rate"]["mean"], 0.5);
     // Only what the copied file and the one turn give: 3 of 8, then 0 of 8.
-    assert_eq!(results[1]["tasks"]["with_skill"]["pass_rate"]["mean"], 0.1875);
+    assert_eq!(
+        results[1]["tasks"]["with_skill"]["pass_rate"]["mean"],
+        0.1875
+    );
     assert!(
         root.join("skillkit-eval/report/scripted___model.json/iteration-1/benchmark.json")
             .is_file()

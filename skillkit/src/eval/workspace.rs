@@ -6,6 +6,7 @@
 //! WORKSPACE/iteration-N/
 //!     benchmark.json            metadata, every run, mean/stddev/min/max per configuration, delta
 //!     benchmark.md              the same for people (a pull request comment)
+//!     eval-<id>/eval_metadata.json   eval_id, eval_name, prompt, assertions
 //!     eval-<id>/<configuration>/run-<k>/
 //!         outputs/              the run's working folder: the case's files, what scripts wrote,
 //!                               and answer.md (the final answer)
@@ -95,6 +96,19 @@ pub fn write(iteration: &Path, report: &TaskReport, meta: &Metadata) -> Result<(
             }),
         )?;
         put_json(&folder.join("transcript.json"), &json!(run.transcript))?;
+        // The case itself, beside its configurations, as the viewer reads it.
+        if let Some(case) = folder.parent().and_then(Path::parent) {
+            let assertions: Vec<&str> = run.expectations.iter().map(|g| g.text.as_str()).collect();
+            put_json(
+                &case.join("eval_metadata.json"),
+                &json!({
+                    "eval_id": id_value(&run.eval_id),
+                    "eval_name": format!("eval-{}", run.eval_id),
+                    "prompt": run.transcript.prompt,
+                    "assertions": assertions,
+                }),
+            )?;
+        }
     }
     let benchmark = benchmark(report, meta);
     put_json(&iteration.join("benchmark.json"), &benchmark)?;
