@@ -1058,3 +1058,80 @@ fn an_mcp_server_s_skills_are_a_source() {
     assert!(!fixture.skill("pdf").exists());
     assert!(leftovers(&fixture.root().join(".agents/skills")).is_empty());
 }
+
+/// A hostile lockfile (a repository just cloned) cannot make `install`
+/// write outside the project, follow a link out of it, run a command or
+/// reach a server it names by anything but an HTTP URL. The tests run as
+/// root, so nothing but the code's own checks stands in the way.
+#[test]
+fn a_hostile_lock_writes_nothing_outside_the_project() {
+    let fixture = Fixture::new();
+    code(&fixture.run(&["add", "acme/skills@v1"]), 0);
+    let good = fixture.lock();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep.txt"), "mine").unwrap();
+    let escape = format!("{}/escaped", outside.path().display());
+    let rel_escape = "../escaped";
+    for (what, path, folder) in [
+        ("a path with ..", rel_escape, "skills/greet"),
+        ("an absolute path", escape.as_str(), "skills/greet"),
+        (
+            "a folder with ..",
+            ".agents/skills/greet",
+            "../../../../etc",
+        ),
+    ] {
+        let mut lock = good.clone();
+        let entry = lock.skills.get_mut("greet").unwrap();
+        entry.path = path.to_owned();
+        entry.folder = folder.to_owned();
+        lock.write(&fixture.root().join("skillkit.lock.json"))
+            .unwrap();
+        std::fs::remove_dir_all(fixture.skill("greet")).ok();
+        let out = fixture.run(&["install"]);
+        assert_ne!(out.status.code(), Some(0), "{what}: {out:?}");
+        assert!(!outside.path().join("escaped").exists(), "{what}");
+        assert!(
+            !fixture.root().parent().unwrap().join("escaped").exists(),
+            "{what}"
+        );
+    }
+
+    // The skill's folder replaced by a link to a folder outside: install
+    // replaces the link, and what it pointed at is untouched.
+    good.write(&fixture.root().join("skillkit.lock.json"))
+        .unwrap();
+    std::fs::remove_dir_all(fixture.skill("greet")).ok();
+    std::os::unix::fs::symlink(&victim, fixture.skill("greet")).unwrap();
+    code(&fixture.run(&["verify"]), 1);
+    code(&fixture.run(&["install"]), 0);
+    assert!(!fixture.skill("greet").is_symlink());
+    assert!(fixture.skill("greet/SKILL.md").is_file());
+    assert_eq!(
+        std::fs::read_to_string(victim.join("keep.txt")).unwrap(),
+        "mine"
+    );
+    assert!(!victim.join("SKILL.md").exists());
+
+    // Sources a lock may name that install must not act on by itself.
+    let marker = outside.path().join("ran");
+    for source in [
+        format!("mcp+stdio:touch {}", marker.display()),
+        "mcp+file:///etc/passwd".to_owned(),
+    ] {
+        let mut lock = good.clone();
+        lock.skills.get_mut("greet").unwrap().source = source.clone();
+        lock.write(&fixture.root().join("skillkit.lock.json"))
+            .unwrap();
+        std::fs::remove_dir_all(fixture.skill("greet")).ok();
+        let out = fixture.run(&["install"]);
+        code(&out, 1);
+        assert!(
+            stderr(&out).contains("install never starts a command"),
+            "{source}: {out:?}"
+        );
+        assert!(!marker.exists(), "{source}");
+    }
+}
