@@ -177,15 +177,7 @@ fn model(
             .parse()
             .map_err(|e| Failure::failed(crate::explain::llm(&e)))?;
         if parsed.scheme.as_deref() == Some("scripted") {
-            let text = std::fs::read_to_string(&parsed.model).map_err(|e| {
-                Failure::io(format!(
-                    "{}: cannot read the model script ({e}); `scripted://FILE` names a JSON file",
-                    parsed.model
-                ))
-            })?;
-            let script = Scripted::from_json(&text)
-                .map_err(|e| Failure::io(format!("{}: not a model script: {e}", parsed.model)))?;
-            let registry = Registry::new().with("scripted", script);
+            let registry = Registry::new().with("scripted", script(&parsed.model)?);
             return Ok((registry, uri.to_owned(), uri.to_owned()));
         }
         return Ok((Registry::new(), uri.to_owned(), uri.to_owned()));
@@ -209,6 +201,16 @@ fn model(
             ),
         )),
     }
+}
+
+/// The JSON model script at `file` (`scripted://FILE`).
+pub fn script(file: &str) -> Result<Scripted, Failure> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        Failure::io(format!(
+            "{file}: cannot read the model script ({e}); `scripted://FILE` names a JSON file"
+        ))
+    })?;
+    Scripted::from_json(&text).map_err(|e| Failure::io(format!("{file}: not a model script: {e}")))
 }
 
 /// The offline model: answers every request by repeating the last message.

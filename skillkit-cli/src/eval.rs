@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use skillkit::eval::{
     Evaluator, Optimized, TaskReport, TaskSet, TriggerReport, read_triggers, workspace,
 };
-use skillkit::llm::{Registry, Scripted};
+use skillkit::llm::Registry;
 use skillkit::{Kit, Local, Skill};
 
 use crate::failure::Failure;
@@ -460,13 +460,8 @@ fn registry(
     for (n, uri) in uris.iter().enumerate() {
         match uri.strip_prefix("scripted://") {
             Some(file) if replay.is_none() => {
-                let text = std::fs::read_to_string(file).map_err(|e| {
-                    Failure::io(format!("{file}: cannot read the model script ({e})"))
-                })?;
-                let script = Scripted::from_json(&text)
-                    .map_err(|e| Failure::io(format!("{file}: not a model script: {e}")))?;
                 let scheme = format!("scripted{n}");
-                real = real.with(&scheme, script);
+                real = real.with(&scheme, crate::agent::script(file)?);
                 resolved.push(format!("{scheme}://{file}"));
             }
             _ => resolved.push((*uri).to_owned()),

@@ -7,6 +7,48 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+/// `relative` (a relative path of plain names: no `..`, no root, not
+/// empty) resolved inside `base`; `None` for any other path.
+pub(crate) fn within(base: &Path, relative: &str) -> Option<std::path::PathBuf> {
+    let path = Path::new(relative);
+    let plain = !relative.is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    plain.then(|| base.join(path))
+}
+
+/// The size and SHA-256 of the regular file at `path`, opened as every
+/// reader of skills opens one (`skillkit_parser::open_file`: never blocking
+/// on a FIFO put in a file's place) and streamed through the hash with
+/// `buffer`; an error of kind `FileTooLarge` once more than `limit` bytes
+/// were read.
+pub(crate) fn sha256_file(
+    path: &Path,
+    buffer: &mut [u8],
+    limit: u64,
+) -> io::Result<(u64, [u8; 32])> {
+    use sha2::Digest as _;
+    let (mut file, _) = skillkit_parser::open_file(path)?;
+    let mut hash = sha2::Sha256::new();
+    let mut size = 0u64;
+    loop {
+        let n = io::Read::read(&mut file, buffer)?;
+        if n == 0 {
+            break;
+        }
+        hash.update(&buffer[..n]);
+        size += n as u64;
+        if size > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("more than {limit} bytes"),
+            ));
+        }
+    }
+    Ok((size, hash.finalize().into()))
+}
+
 /// Writes `bytes` to `path` whole: a temporary file in its folder, synced,
 /// then renamed over it.
 pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -308,26 +308,18 @@ fn aggregate(folder: &Path, files: &[(String, PathBuf, Option<String>)]) -> io::
     let mut total = 0u64;
     let mut buffer = vec![0u8; 64 * 1024];
     for (relative, path, _) in files {
-        let (mut file, _) = skillkit_parser::open_file(path)?;
-        let mut hash = Sha256::new();
-        let mut size = 0u64;
-        loop {
-            let n = file.read(&mut buffer)?;
-            if n == 0 {
-                break;
-            }
-            hash.update(&buffer[..n]);
-            size += n as u64;
-            total += n as u64;
-            if total > MAX_TRUSTED_BYTES {
-                return Err(io::Error::other(format!(
+        let left = MAX_TRUSTED_BYTES - total;
+        let (size, sha256) =
+            crate::whole::sha256_file(path, &mut buffer, left).map_err(|e| match e.kind() {
+                io::ErrorKind::FileTooLarge => io::Error::other(format!(
                     "{} holds more than {} MiB of files; a kit to trust is smaller",
                     folder.display(),
                     MAX_TRUSTED_BYTES >> 20
-                )));
-            }
-        }
-        digested.push((relative.as_str(), size, <[u8; 32]>::from(hash.finalize())));
+                )),
+                _ => e,
+            })?;
+        total += size;
+        digested.push((relative.as_str(), size, sha256));
     }
     Ok(crate::whole::aggregate(&digested))
 }

@@ -3,7 +3,7 @@
 //! then a judge model for assertions written in prose, each with its
 //! evidence.
 
-use std::path::{Component, Path};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -257,14 +257,8 @@ fn regex(pattern: &str) -> Result<regex::Regex, String> {
 
 /// `path` inside `outputs` (relative, no `..`), or why not.
 fn inside(outputs: &Path, path: &str) -> Result<std::path::PathBuf, String> {
-    let relative = Path::new(path);
-    match relative
-        .components()
-        .all(|c| matches!(c, Component::Normal(_)))
-    {
-        true => Ok(outputs.join(relative)),
-        false => Err(format!("{path:?} is not a path inside the outputs")),
-    }
+    crate::whole::within(outputs, path)
+        .ok_or_else(|| format!("{path:?} is not a path inside the outputs"))
 }
 
 /// A file of the outputs as text (at most 4 MiB), read as skill files are.

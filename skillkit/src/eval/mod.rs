@@ -41,7 +41,6 @@ mod tasks;
 mod triggers;
 pub mod workspace;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::kit::Kit;
@@ -325,9 +324,4 @@ impl Evaluator {
             progress(&Progress::new(done, total, what));
         }
     }
-}
-
-/// The folder a skill's files are in, if it came from files.
-fn skill_dir(skill: &crate::Skill) -> Option<PathBuf> {
-    skill.dir().map(std::path::Path::to_path_buf)
 }

@@ -310,7 +310,7 @@ impl Evaluator {
         workspace: Option<&Path>,
     ) -> Result<TaskReport, EvalError> {
         let skill = self.skill(skill)?;
-        let has_scripts = super::skill_dir(&skill).is_some_and(|d| d.join("scripts").is_dir());
+        let has_scripts = skill.dir().is_some_and(|d| d.join("scripts").is_dir());
         let baseline_name = match previous {
             Some(_) => OLD_SKILL,
             None => WITHOUT_SKILL,
@@ -474,10 +474,6 @@ impl Evaluator {
 
 /// `file` (relative, no `..`) inside `base`, if it is a regular file.
 fn inside(base: &Path, file: &str) -> Option<PathBuf> {
-    let relative = Path::new(file);
-    let plain = relative
-        .components()
-        .all(|c| matches!(c, std::path::Component::Normal(_)));
-    let path = base.join(relative);
-    (plain && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())).then_some(path)
+    crate::whole::within(base, file)
+        .filter(|path| std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()))
 }

@@ -17,7 +17,8 @@
 //!
 //! Paths are relative to the skill's folder, with `/` between parts. The
 //! result is written `sha256:<64 lowercase hex>`. Test vectors:
-//! `skillkit/tests/vectors/skill-digest-v1.json`.
+//! `skillkit/tests/vectors/skill-digest-v1.json`. (One implementation,
+//! `crate::whole::aggregate`, serves the lock and the trust store.)
 
 use sha2::{Digest as _, Sha256};
 
@@ -53,12 +54,5 @@ pub fn aggregate_digest(files: &[(&str, &[u8])]) -> String {
         .map(|(path, content)| (*path, content.len() as u64, Sha256::digest(content).into()))
         .collect();
     framed.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    aggregate(&framed)
-}
-
-/// The aggregate of files already digested: (path, size, SHA-256), sorted
-/// by path. (The trust store digests a folder without links the same way,
-/// in `crate::whole`.)
-pub(crate) fn aggregate(sorted: &[(&str, u64, [u8; 32])]) -> String {
-    crate::whole::aggregate(sorted)
+    crate::whole::aggregate(&framed)
 }

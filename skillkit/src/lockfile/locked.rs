@@ -13,7 +13,7 @@ use crate::provider::{KitProvider, ProviderError};
 use crate::providers::Local;
 use crate::providers::github::GitHub;
 
-use super::{Lockfile, project::join, walk};
+use super::{Lockfile, sources::join, walk};
 
 /// The skills of a lockfile, served from the GitHub cache (one kit per
 /// source, named after it), each checked against the lock's aggregate
@@ -75,12 +75,7 @@ impl Locked {
             return *known;
         }
         let walked = walk(folder);
-        let framed: Vec<(&str, u64, [u8; 32])> = walked
-            .files
-            .iter()
-            .map(|(p, r)| (p.as_str(), r.size, r.sha256))
-            .collect();
-        let ok = walked.odd.is_empty() && super::digest::aggregate(&framed) == digest;
+        let ok = walked.odd.is_empty() && walked.digest() == digest;
         self.checked
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

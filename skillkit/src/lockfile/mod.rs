@@ -32,11 +32,13 @@ mod locked;
 mod marketplace;
 mod project;
 mod signature;
+mod sources;
+mod staging;
 mod vercel;
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -291,27 +293,27 @@ impl Lockfile {
                 source: io::Error::from(io::ErrorKind::NotFound),
             });
         }
-        let Walked { files, odd, total } = walk(&folder);
-        let refused =
-            |problem: String| LockError::Refused(format!("cannot pin `{name}`: {problem}"));
-        if let Some(entry) = odd.first() {
-            return Err(refused(format!(
-                "`{entry}` is a symbolic link, not a regular file, or unreadable"
-            )));
-        }
-        if total > MAX_SKILL_BYTES {
-            return Err(refused(format!(
-                "its files pass {} MiB",
-                MAX_SKILL_BYTES / 1024 / 1024
-            )));
-        }
+        let walked = walk(&folder);
+        walked.pinnable(name)?;
+        Ok(self.record(name, source, requested, commit, path, &walked))
+    }
+
+    /// Puts skill `name` in the lock as `walked` (its folder's files, read
+    /// and checked) shows it, at `path`; an entry it replaces keeps its
+    /// unknown keys, `folder`, `signer` and `api`.
+    fn record(
+        &mut self,
+        name: &str,
+        source: &str,
+        requested: Option<&str>,
+        commit: Option<&str>,
+        path: &str,
+        walked: &Walked,
+    ) -> &mut LockedSkill {
         let (extra, folder, signer, api) = self
             .skills
-            .get(name)
-            .map(|old| {
-                let old = old.clone();
-                (old.extra, old.folder, old.signer, old.api)
-            })
+            .remove(name)
+            .map(|old| (old.extra, old.folder, old.signer, old.api))
             .unwrap_or_default();
         let skill = LockedSkill {
             source: source.to_owned(),
@@ -321,26 +323,22 @@ impl Lockfile {
             signer,
             api,
             path: path.trim_end_matches('/').to_owned(),
-            digest: digest::aggregate(
-                &files
-                    .iter()
-                    .map(|(p, f)| (p.as_str(), f.size, f.sha256))
-                    .collect::<Vec<_>>(),
-            ),
-            files: files
-                .into_iter()
+            digest: walked.digest(),
+            files: walked
+                .files
+                .iter()
                 .map(|(p, f)| {
                     let entry = FileEntry {
                         digest: crate::whole::sha256(&f.sha256),
                         size: f.size,
                     };
-                    (p, entry)
+                    (p.clone(), entry)
                 })
                 .collect(),
             extra,
         };
         self.skills.insert(name.to_owned(), skill);
-        Ok(self.skills.get_mut(name).expect("just inserted"))
+        self.skills.get_mut(name).expect("just inserted")
     }
 }
 
@@ -530,16 +528,11 @@ struct Read {
 /// `path` (relative, `/` between parts) resolved inside `project`, or why
 /// not.
 fn inside(project: &Path, path: &str) -> Result<PathBuf, LockError> {
-    let relative = Path::new(path);
-    let plain = relative
-        .components()
-        .all(|c| matches!(c, Component::Normal(_)));
-    if path.is_empty() || !plain {
-        return Err(LockError::Refused(format!(
+    crate::whole::within(project, path).ok_or_else(|| {
+        LockError::Refused(format!(
             "`{path}` is not a folder inside the project (a relative path without `..`)"
-        )));
-    }
-    Ok(project.join(relative))
+        ))
+    })
 }
 
 /// What a skill's folder holds: its regular files, digested, and the
@@ -550,6 +543,37 @@ struct Walked {
     odd: Vec<String>,
     /// The bytes of all the files.
     total: u64,
+}
+
+impl Walked {
+    /// The aggregate digest of the files.
+    fn digest(&self) -> String {
+        let framed: Vec<(&str, u64, [u8; 32])> = self
+            .files
+            .iter()
+            .map(|(p, r)| (p.as_str(), r.size, r.sha256))
+            .collect();
+        crate::whole::aggregate(&framed)
+    }
+
+    /// Whether a lock may pin these files as skill `name`'s: regular files
+    /// and folders only, within the size a lock reads.
+    fn pinnable(&self, name: &str) -> Result<(), LockError> {
+        let refused =
+            |problem: String| LockError::Refused(format!("cannot pin `{name}`: {problem}"));
+        if let Some(entry) = self.odd.first() {
+            return Err(refused(format!(
+                "`{entry}` is a symbolic link, not a regular file, or unreadable"
+            )));
+        }
+        if self.total > MAX_SKILL_BYTES {
+            return Err(refused(format!(
+                "its files pass {} MiB",
+                MAX_SKILL_BYTES / 1024 / 1024
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Walks `folder`, digesting each regular file as the readers of skills
@@ -577,10 +601,10 @@ fn walk(folder: &Path) -> Walked {
                     stack.push((entry.path(), format!("{relative}/")));
                 }
                 Ok(kind) if kind.is_file() && name_ok => {
-                    match digest_file(&entry.path(), &mut buffer) {
-                        Ok(read) => {
-                            walked.total += read.size;
-                            walked.files.insert(relative, read);
+                    match crate::whole::sha256_file(&entry.path(), &mut buffer, u64::MAX) {
+                        Ok((size, sha256)) => {
+                            walked.total += size;
+                            walked.files.insert(relative, Read { size, sha256 });
                         }
                         Err(_) => walked.odd.push(relative),
                     }
@@ -591,24 +615,4 @@ fn walk(folder: &Path) -> Walked {
     }
     walked.odd.sort();
     walked
-}
-
-/// The size and SHA-256 of the regular file at `path`.
-fn digest_file(path: &Path, buffer: &mut [u8]) -> io::Result<Read> {
-    use sha2::Digest as _;
-    let (mut file, _) = skillkit_parser::open_file(path)?;
-    let mut hash = sha2::Sha256::new();
-    let mut size = 0u64;
-    loop {
-        let n = io::Read::read(&mut file, buffer)?;
-        if n == 0 {
-            break;
-        }
-        hash.update(&buffer[..n]);
-        size += n as u64;
-    }
-    Ok(Read {
-        size,
-        sha256: hash.finalize().into(),
-    })
 }

@@ -13,19 +13,22 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::providers::github::{Checkout, GitHub, GitHubError, Reference};
+use crate::providers::github::{Checkout, GitHub, Reference};
 
-use super::signature::{self, SIGNATURE_FILE};
+use super::sources::{
+    Servers, api_of, base_source, fetch, from_github, is_mcp, join, mcp_folder, read_small,
+    same_server, skills_in,
+};
+#[cfg(feature = "mcp-client")]
+use super::sources::{materialized, mcp_skills, plain_name};
+use super::staging::{stage, swap_in};
 use super::vercel::{self, VERCEL_LOCK_NAME};
-use super::{LOCKFILE_NAME, LockError, LockedSkill, Lockfile, Status, inside, normal_signer, walk};
+use super::{LOCKFILE_NAME, LockError, LockedSkill, Lockfile, Status, inside, normal_signer};
 
 /// The folders a project keeps its skills in, where agents look for them:
 /// `.agents/skills` (Codex, SkillKit, the shared location) and
 /// `.claude/skills` (Claude Code).
 pub const SKILL_FOLDERS: [&str; 2] = [".agents/skills", ".claude/skills"];
-
-/// How deep in a source a skill's folder is looked for.
-const MAX_DEPTH: usize = 6;
 
 /// A project: its root folder and its lockfile.
 ///
@@ -132,20 +135,6 @@ pub struct Updated {
     pub from: Option<String>,
     /// The commit it comes from now.
     pub to: String,
-}
-
-/// A skill copied beside its place, checked, waiting to be swapped in.
-struct Staged {
-    name: String,
-    /// Its place, relative to the project.
-    path: String,
-    target: PathBuf,
-    /// Holds the copy (`new`) and, once swapped, the old folder (`old`).
-    dir: tempfile::TempDir,
-    /// The signer its `SKILL.sig` names, if signed.
-    signer: Option<String>,
-    /// The aggregate digest of the copy.
-    digest: String,
 }
 
 impl Project {
@@ -268,45 +257,26 @@ impl Project {
         }
         let mut staged = Vec::new();
         for (name, within) in &found {
-            let path = format!("{folder}/{name}");
-            if let Some(locked) = self.lock.skills.get(name)
-                && (locked.source != base || locked.path != path)
-            {
-                return Err(LockError::Mismatch(format!(
-                    "the lock already has a skill `{name}` (from `{}` in `{}`); \
-                     `skillkit remove {name}` first",
-                    locked.source, locked.path
-                )));
-            }
-            let target = inside(&self.root, &path)?;
-            if target.exists() && !self.lock.skills.contains_key(name) {
-                return Err(LockError::Mismatch(format!(
-                    "`{path}` exists and the lock does not pin it; move it away, or choose \
-                     another folder with --to"
-                )));
-            }
+            let (path, target) = self.place(name, &base, &folder)?;
             staged.push(stage(name, &path, &target, &join(&checkout.dir, within))?);
         }
-        let names: Vec<String> = staged.iter().map(|s| s.name.clone()).collect();
-        let signers: Vec<Option<String>> = staged.iter().map(|s| s.signer.clone()).collect();
-        swap_in(staged)?;
-        for ((name, within), signer) in found.iter().zip(signers) {
-            let path = format!("{folder}/{name}");
-            let entry = self.lock.pin(
-                name,
+        swap_in(&staged)?;
+        for (one, (_, within)) in staged.iter().zip(&found) {
+            let entry = self.lock.record(
+                &one.name,
                 &base,
                 reference.git_ref(),
                 Some(&checkout.sha),
-                &self.root,
-                &path,
-            )?;
+                &one.path,
+                &one.walked,
+            );
             entry.folder = within.clone();
-            entry.signer = signer;
+            entry.signer = one.signer.clone();
             entry.api = api_of(github);
         }
         self.write()?;
         Ok(Added {
-            skills: names,
+            skills: staged.iter().map(|s| s.name.clone()).collect(),
             sha: checkout.sha,
             folder,
             skipped,
@@ -386,44 +356,26 @@ impl Project {
         }
         let mut staged = Vec::new();
         let mut skipped = Vec::new();
-        let mut names = Vec::new();
         for skill in &skills {
             let name = skill.bare_name().to_owned();
             if !plain_name(&name) {
                 skipped.push(format!("{}: not a plain folder name", name.escape_debug()));
                 continue;
             }
-            let path = format!("{folder}/{name}");
-            if let Some(locked) = self.lock.skills.get(&name)
-                && (locked.source != source || locked.path != path)
-            {
-                return Err(LockError::Mismatch(format!(
-                    "the lock already has a skill `{name}` (from `{}` in `{}`); \
-                     `skillkit remove {name}` first",
-                    locked.source, locked.path
-                )));
-            }
-            let target = inside(&self.root, &path)?;
-            if target.exists() && !self.lock.skills.contains_key(&name) {
-                return Err(LockError::Mismatch(format!(
-                    "`{path}` exists and the lock does not pin it; move it away, or choose \
-                     another folder with --to"
-                )));
-            }
+            let (path, target) = self.place(&name, source, &folder)?;
             let dir = materialized(skill).await?;
             staged.push(stage(&name, &path, &target, &dir)?);
-            names.push(name);
         }
-        let signers: Vec<Option<String>> = staged.iter().map(|s| s.signer.clone()).collect();
-        swap_in(staged)?;
-        for (name, signer) in names.iter().zip(signers) {
-            let path = format!("{folder}/{name}");
-            let entry = self.lock.pin(name, source, None, None, &self.root, &path)?;
-            entry.signer = signer;
+        swap_in(&staged)?;
+        for one in &staged {
+            let entry = self
+                .lock
+                .record(&one.name, source, None, None, &one.path, &one.walked);
+            entry.signer = one.signer.clone();
         }
         self.write()?;
         Ok(Added {
-            skills: names,
+            skills: staged.iter().map(|s| s.name.clone()).collect(),
             sha: String::new(),
             folder,
             skipped,
@@ -490,7 +442,7 @@ impl Project {
         mode: InstallMode,
     ) -> Result<Installed, LockError> {
         if self.read.is_none() && self.root.join(VERCEL_LOCK_NAME).is_file() {
-            return self.install_vercel(github, mode).await;
+            return vercel::install(&self.root, github, mode).await;
         }
         let mut report = Installed {
             lockfile: LOCKFILE_NAME,
@@ -534,7 +486,7 @@ impl Project {
                     Some(checkout.sha),
                 )
             };
-            if !hand_written && one.digest != locked.digest {
+            if !hand_written && one.digest() != locked.digest {
                 return Err(LockError::Mismatch(format!(
                     "`{name}` from `{}`{} is not what the lock pins (its files digest to {}, \
                      the lock says {}); nothing was installed",
@@ -542,30 +494,31 @@ impl Project {
                     at.as_deref()
                         .map(|sha| format!(" at commit {sha}"))
                         .unwrap_or_default(),
-                    one.digest,
+                    one.digest(),
                     locked.digest
                 )));
             }
             check_signer(name, locked.signer.as_deref(), one.signer.as_deref())?;
             if hand_written {
-                pins.push((name.clone(), at, one.signer.clone()));
+                pins.push((staged.len(), at));
             }
             report.installed.push(name.clone());
             staged.push(one);
         }
-        swap_in(staged)?;
-        for (name, sha, signer) in pins {
-            let locked = self.lock.skills[&name].clone();
-            let entry = self.lock.pin(
-                &name,
+        swap_in(&staged)?;
+        for (n, sha) in pins {
+            let one = &staged[n];
+            let locked = self.lock.skills[&one.name].clone();
+            let entry = self.lock.record(
+                &one.name,
                 &locked.source,
                 locked.requested.as_deref(),
                 sha.as_deref(),
-                &self.root,
-                &locked.path,
-            )?;
+                &one.path,
+                &one.walked,
+            );
             if entry.signer.is_none() {
-                entry.signer = signer;
+                entry.signer = one.signer.clone();
             }
             report.lock_written = true;
         }
@@ -684,23 +637,22 @@ impl Project {
                     to: checkout.sha.clone(),
                 },
                 requested,
-                one.signer.clone(),
             ));
             staged.push(one);
         }
-        swap_in(staged)?;
+        swap_in(&staged)?;
         let mut report = Vec::new();
-        for (updated, requested, signer) in moved {
-            let locked = self.lock.skills[&updated.name].clone();
-            let entry = self.lock.pin(
+        for ((updated, requested), one) in moved.into_iter().zip(&staged) {
+            let source = self.lock.skills[&updated.name].source.clone();
+            let entry = self.lock.record(
                 &updated.name,
-                &locked.source,
+                &source,
                 requested.as_deref(),
                 Some(&updated.to),
-                &self.root,
-                &locked.path,
-            )?;
-            entry.signer = signer;
+                &one.path,
+                &one.walked,
+            );
+            entry.signer = one.signer.clone();
             report.push(updated);
         }
         if !report.is_empty() {
@@ -740,372 +692,42 @@ impl Project {
         Ok(locked)
     }
 
+    /// The place of new skill `name` from `source` in `folder` (its path,
+    /// relative and resolved), refused when the lock pins that name from
+    /// elsewhere, or a folder the lock does not pin is in the way.
+    fn place(
+        &self,
+        name: &str,
+        source: &str,
+        folder: &str,
+    ) -> Result<(String, PathBuf), LockError> {
+        let path = format!("{folder}/{name}");
+        let locked = self.lock.skills.get(name);
+        if let Some(locked) = locked
+            && (locked.source != source || locked.path != path)
+        {
+            return Err(LockError::Mismatch(format!(
+                "the lock already has a skill `{name}` (from `{}` in `{}`); \
+                 `skillkit remove {name}` first",
+                locked.source, locked.path
+            )));
+        }
+        let target = inside(&self.root, &path)?;
+        if target.exists() && locked.is_none() {
+            return Err(LockError::Mismatch(format!(
+                "`{path}` exists and the lock does not pin it; move it away, or choose \
+                 another folder with --to"
+            )));
+        }
+        Ok((path, target))
+    }
+
     /// Writes the lock whole.
     fn write(&mut self) -> Result<(), LockError> {
         self.lock.write(&self.root.join(LOCKFILE_NAME))?;
         self.read = Some(self.lock.clone());
         Ok(())
     }
-
-    /// [`install`](Project::install) from vercel's `skills-lock.json`.
-    async fn install_vercel(
-        &mut self,
-        github: &GitHub,
-        mode: InstallMode,
-    ) -> Result<Installed, LockError> {
-        let theirs = vercel::read_lock(&self.root.join(VERCEL_LOCK_NAME))?;
-        let mut report = Installed {
-            lockfile: VERCEL_LOCK_NAME,
-            ..Installed::default()
-        };
-        let [folder, _] = SKILL_FOLDERS;
-        let mut staged = Vec::new();
-        for (name, entry) in &theirs.skills {
-            let path = format!("{folder}/{name}");
-            let target = inside(&self.root, &path)?;
-            if target.is_dir() && vercel::vercel_hash(&target)? == entry.computed_hash {
-                report.kept.push(name.clone());
-                continue;
-            }
-            if entry.source_type.as_deref().is_some_and(|t| t != "github") {
-                return Err(LockError::Source(format!(
-                    "`{name}` comes from a {} source; SkillKit installs GitHub sources",
-                    entry.source_type.as_deref().unwrap_or_default()
-                )));
-            }
-            let source = match &entry.git_ref {
-                Some(r) => format!("{}@{r}", entry.source),
-                None => entry.source.clone(),
-            };
-            if mode.offline {
-                return Err(LockError::Source(format!(
-                    "`{name}`: {VERCEL_LOCK_NAME} pins no commit, so it cannot be installed \
-                     offline; install online, or `skillkit add {source}` to pin it in \
-                     {LOCKFILE_NAME}"
-                )));
-            }
-            let checkout = github.checkout(&source, None).await.map_err(from_github)?;
-            let within = match &entry.skill_path {
-                Some(skill_path) => skill_folder_of(skill_path),
-                None => find_named(&checkout, name)?,
-            };
-            let from = join(&checkout.dir, &within);
-            let hash = vercel::vercel_hash(&from)?;
-            if hash != entry.computed_hash {
-                return Err(LockError::Mismatch(format!(
-                    "`{name}` from `{source}` (commit {}) does not match {VERCEL_LOCK_NAME}: \
-                     computedHash {}, the files hash to {hash}; nothing was installed",
-                    checkout.sha, entry.computed_hash
-                )));
-            }
-            staged.push(stage(name, &path, &target, &from)?);
-            report.installed.push(name.clone());
-        }
-        swap_in(staged)?;
-        Ok(report)
-    }
-}
-
-/// The MCP servers an install may ask, by the source the lock names.
-#[cfg(feature = "mcp-client")]
-type Servers<'a> = &'a [(String, crate::Mcp)];
-#[cfg(not(feature = "mcp-client"))]
-type Servers<'a> = &'a [(String, ())];
-
-/// Whether a lock's source is an MCP server.
-fn is_mcp(source: &str) -> bool {
-    source.starts_with("mcp+")
-}
-
-/// The skills of an MCP server.
-#[cfg(feature = "mcp-client")]
-async fn mcp_skills(server: &crate::Mcp) -> Result<Vec<std::sync::Arc<crate::Skill>>, LockError> {
-    use crate::provider::KitProvider as _;
-    let kits = server
-        .list_kits()
-        .await
-        .map_err(|e| LockError::Source(format!("the MCP server: {e}")))?;
-    Ok(kits
-        .iter()
-        .flat_map(|kit| kit.skills.iter().cloned())
-        .collect())
-}
-
-/// The folder an MCP skill's files were written to, read and checked.
-#[cfg(feature = "mcp-client")]
-async fn materialized(skill: &crate::Skill) -> Result<PathBuf, LockError> {
-    skill.body.load().await.map_err(|e| {
-        LockError::Source(format!(
-            "`{}` cannot be read from its server: {e}",
-            skill.name
-        ))
-    })?;
-    skill
-        .dir()
-        .map(Path::to_path_buf)
-        .ok_or_else(|| LockError::Source(format!("`{}`: its server gave no files", skill.name)))
-}
-
-/// The folder of locked skill `name` fetched again from its MCP server
-/// (one of `servers`), and what keeps it alive.
-#[cfg(feature = "mcp-client")]
-async fn mcp_folder(
-    servers: Servers<'_>,
-    name: &str,
-    locked: &LockedSkill,
-) -> Result<(PathBuf, std::sync::Arc<crate::Skill>), LockError> {
-    let Some((_, server)) = servers.iter().find(|(source, _)| *source == locked.source) else {
-        return Err(no_server(name, locked));
-    };
-    let skills = mcp_skills(server).await?;
-    let skill = skills
-        .into_iter()
-        .find(|s| s.bare_name() == name)
-        .ok_or_else(|| {
-            LockError::Source(format!(
-                "`{name}` is no longer served by `{}`",
-                locked.source
-            ))
-        })?;
-    let dir = materialized(&skill).await?;
-    Ok((dir, skill))
-}
-
-#[cfg(not(feature = "mcp-client"))]
-async fn mcp_folder(
-    _: Servers<'_>,
-    name: &str,
-    locked: &LockedSkill,
-) -> Result<(PathBuf, ()), LockError> {
-    Err(no_server(name, locked))
-}
-
-/// Why an MCP skill cannot be fetched: no server given for it.
-fn no_server(name: &str, locked: &LockedSkill) -> LockError {
-    LockError::Source(format!(
-        "`{name}` comes from the MCP server `{}`; give it (--mcp-url URL, or --mcp 'COMMAND' \
-         for a server on stdio: install never starts a command the lock names)",
-        locked.source
-    ))
-}
-
-/// A small text file (a marketplace), read as skill files are.
-fn read_small(path: &Path) -> Result<String, LockError> {
-    use std::io::Read as _;
-    let io_error = |source: io::Error| LockError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let (file, _) = skillkit_parser::open_file(path).map_err(io_error)?;
-    let mut text = String::new();
-    file.take(1024 * 1024)
-        .read_to_string(&mut text)
-        .map_err(io_error)?;
-    Ok(text)
-}
-
-/// The API root a lock records for `github`: none for github.com.
-fn api_of(github: &GitHub) -> Option<String> {
-    let api = github.base_url().trim_end_matches('/');
-    (api != "https://api.github.com").then(|| api.to_owned())
-}
-
-/// Refuses to fetch `locked` from another server than the one it was
-/// added from (a repository of the same name elsewhere is another one).
-fn same_server(name: &str, locked: &LockedSkill, github: &GitHub) -> Result<(), LockError> {
-    let here = api_of(github);
-    match locked.api == here {
-        true => Ok(()),
-        false => Err(LockError::Source(format!(
-            "`{name}` comes from the GitHub API at {}, and this run uses {}; give that server \
-             with --github-url (or GITHUB_API_URL)",
-            locked.api.as_deref().unwrap_or("https://api.github.com"),
-            github.base_url()
-        ))),
-    }
-}
-
-/// `owner/repo[/path]`: a reference without its ref, as the lock keeps it.
-fn base_source(reference: &Reference) -> String {
-    match reference.path() {
-        Some(path) => format!("{}/{path}", reference.repository()),
-        None => reference.repository(),
-    }
-}
-
-/// The cached or downloaded files of `locked` at its commit (or, for an
-/// entry written by hand, at its ref's commit now).
-async fn fetch(
-    github: &GitHub,
-    locked: &LockedSkill,
-    offline: bool,
-) -> Result<Checkout, LockError> {
-    match (&locked.commit, offline) {
-        (Some(sha), true) => github
-            .cached_checkout(&locked.source, sha)
-            .await
-            .map_err(from_github)?
-            .ok_or_else(|| {
-                LockError::Source(format!(
-                    "`{}` at commit {sha} is not in the cache, and --offline forbids \
-                     downloading it; run `skillkit install` online once",
-                    locked.source
-                ))
-            }),
-        (None, true) => Err(LockError::Source(format!(
-            "`{}` is not pinned to a commit, and --offline forbids asking GitHub",
-            locked.source
-        ))),
-        (commit, false) => {
-            let source = match (&locked.requested, commit) {
-                (Some(r), None) => format!("{}@{r}", locked.source),
-                _ => locked.source.clone(),
-            };
-            github
-                .checkout(&source, commit.as_deref())
-                .await
-                .map_err(from_github)
-        }
-    }
-}
-
-/// The skill folders of a checkout: (name, folder within it). A folder
-/// with a `SKILL.md` is a skill (its sub-folders are its files); names
-/// that are not a plain folder name, and a second skill of one name, are
-/// left out, with why.
-fn skills_in(checkout: &Checkout) -> (Vec<(String, String)>, Vec<String>) {
-    let mut found = Vec::new();
-    let mut skipped = Vec::new();
-    if checkout.dir.join("SKILL.md").is_file() {
-        let name = checkout
-            .reference
-            .path()
-            .and_then(|p| p.rsplit('/').next())
-            .unwrap_or(checkout.reference.repo())
-            .to_owned();
-        return (vec![(name, String::new())], skipped);
-    }
-    let mut stack = vec![(checkout.dir.clone(), String::new(), 0)];
-    while let Some((dir, within, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if !entry.file_type().is_ok_and(|t| t.is_dir())
-                || name.starts_with('.')
-                || name == "node_modules"
-            {
-                continue;
-            }
-            let path = match within.is_empty() {
-                true => name.clone(),
-                false => format!("{within}/{name}"),
-            };
-            if entry.path().join("SKILL.md").is_file() {
-                if !plain_name(&name) {
-                    skipped.push(format!("{}: not a plain folder name", path.escape_debug()));
-                } else if found.iter().any(|(n, _)| *n == name) {
-                    skipped.push(format!("{path}: a second skill named `{name}`"));
-                } else {
-                    found.push((name, path));
-                }
-            } else if depth < MAX_DEPTH {
-                stack.push((entry.path(), path, depth + 1));
-            }
-        }
-    }
-    found.sort();
-    (found, skipped)
-}
-
-/// The folder within a checkout of the skill named `name` (its folder's
-/// name, or its `SKILL.md`'s `name:`).
-fn find_named(checkout: &Checkout, name: &str) -> Result<String, LockError> {
-    let (found, _) = skills_in(checkout);
-    found
-        .into_iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, within)| within)
-        .ok_or_else(|| {
-            LockError::Source(format!(
-                "`{}` at commit {} has no skill `{name}`",
-                checkout.reference, checkout.sha
-            ))
-        })
-}
-
-/// vercel's `skillPath` (`skills/x/SKILL.md`) as the skill's folder.
-fn skill_folder_of(skill_path: &str) -> String {
-    let folder = skill_path
-        .strip_suffix("SKILL.md")
-        .unwrap_or(skill_path)
-        .trim_end_matches('/');
-    folder.to_owned()
-}
-
-/// A name that is one plain folder name: ASCII letters, digits, `-`,
-/// `_`, `.`, not starting with a dot, at most 64 bytes.
-fn plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && !name.starts_with('.')
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-}
-
-/// `within` (relative, `/` between parts, from the lock) inside `dir`.
-pub(super) fn join(dir: &Path, within: &str) -> PathBuf {
-    within
-        .split('/')
-        .filter(|part| !part.is_empty() && *part != "." && *part != "..")
-        .fold(dir.to_path_buf(), |path, part| path.join(part))
-}
-
-/// Copies the skill at `from` into a staging folder beside `target`,
-/// digests the copy and checks its signature.
-fn stage(name: &str, path: &str, target: &Path, from: &Path) -> Result<Staged, LockError> {
-    let io_error = |at: &Path| {
-        let at = at.display().to_string();
-        move |source: io::Error| LockError::Io { path: at, source }
-    };
-    let parent = target.parent().unwrap_or(target);
-    std::fs::create_dir_all(parent).map_err(io_error(parent))?;
-    let dir = tempfile::Builder::new()
-        .prefix(".skillkit-")
-        .tempdir_in(parent)
-        .map_err(io_error(parent))?;
-    let copy = dir.path().join("new");
-    copy_tree(from, &copy).map_err(io_error(from))?;
-    let walked = walk(&copy);
-    if let Some(odd) = walked.odd.first() {
-        return Err(LockError::Refused(format!(
-            "cannot install `{name}`: `{odd}` is not a regular file"
-        )));
-    }
-    let signer = match walked.files.contains_key(SIGNATURE_FILE) {
-        true => Some(
-            signature::check(&copy, &walked.files)
-                .map_err(|reason| LockError::BadSignature(format!("`{name}`: {reason}")))?,
-        ),
-        false => None,
-    };
-    let framed: Vec<(&str, u64, [u8; 32])> = walked
-        .files
-        .iter()
-        .map(|(p, r)| (p.as_str(), r.size, r.sha256))
-        .collect();
-    Ok(Staged {
-        name: name.to_owned(),
-        path: path.to_owned(),
-        target: target.to_path_buf(),
-        dir,
-        signer,
-        digest: super::digest::aggregate(&framed),
-    })
 }
 
 /// Whether `found` (the signer of the fetched files) is what the lock
@@ -1131,62 +753,4 @@ fn describe_change(pinned: Option<&str>, found: Option<&str>) -> String {
         (None, Some(found)) => format!("is now signed by `{found}` (the lock pins no signer)"),
         (None, None) => "is unsigned".into(),
     }
-}
-
-/// Swaps every staged skill into its place; if one fails, those already
-/// swapped are put back.
-fn swap_in(staged: Vec<Staged>) -> Result<(), LockError> {
-    let mut done: Vec<&Staged> = Vec::new();
-    for one in &staged {
-        let old = one.dir.path().join("old");
-        let result = (|| {
-            if one.target.exists() {
-                std::fs::rename(&one.target, &old)?;
-            }
-            std::fs::rename(one.dir.path().join("new"), &one.target)
-        })();
-        if let Err(source) = result {
-            for back in done.iter().rev().copied().chain(std::iter::once(one)) {
-                let old = back.dir.path().join("old");
-                if old.exists() {
-                    let _ = std::fs::rename(&back.target, back.dir.path().join("new"));
-                    let _ = std::fs::rename(&old, &back.target);
-                }
-            }
-            return Err(LockError::Io {
-                path: one.path.clone(),
-                source,
-            });
-        }
-        done.push(one);
-    }
-    // Each staging folder (and the old folder in it) is deleted as it drops.
-    Ok(())
-}
-
-/// Copies the folder `from` to `to`: folders and regular files only
-/// (executable bits kept).
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let dest = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &dest)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &dest)?;
-        } else {
-            return Err(io::Error::other(format!(
-                "{} is not a regular file",
-                entry.path().display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// A GitHub error as a lock error.
-fn from_github(error: GitHubError) -> LockError {
-    LockError::Source(error.to_string())
 }

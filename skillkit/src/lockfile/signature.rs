@@ -216,7 +216,7 @@ pub(super) fn message_of(files: &BTreeMap<String, Read>) -> String {
         .filter(|(path, _)| path.as_str() != SIGNATURE_FILE)
         .map(|(path, read)| (path.as_str(), read.size, read.sha256))
         .collect();
-    super::digest::aggregate(&framed)
+    crate::whole::aggregate(&framed)
 }
 
 /// Signs the skill in `folder` with `key` (an unencrypted OpenSSH private

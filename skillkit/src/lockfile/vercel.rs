@@ -19,7 +19,10 @@ use std::path::Path;
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 
-use super::LockError;
+use super::sources::{find_named, from_github, join, skill_folder_of};
+use super::staging::{stage, swap_in};
+use super::{InstallMode, Installed, LOCKFILE_NAME, LockError, SKILL_FOLDERS, inside};
+use crate::providers::github::GitHub;
 
 /// vercel-labs/skills' lockfile name, in the project's root.
 pub const VERCEL_LOCK_NAME: &str = "skills-lock.json";
@@ -48,7 +51,7 @@ pub(super) struct VercelEntry {
 }
 
 /// Reads a `skills-lock.json`.
-pub(super) fn read_lock(path: &Path) -> Result<VercelLock, LockError> {
+fn read_lock(path: &Path) -> Result<VercelLock, LockError> {
     let invalid = |reason: String| LockError::Invalid {
         path: path.display().to_string(),
         reason,
@@ -65,6 +68,65 @@ pub(super) fn read_lock(path: &Path) -> Result<VercelLock, LockError> {
         None => return Err(invalid("no `version`".into())),
     }
     serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
+}
+
+/// [`Project::install`](super::Project::install) from the
+/// `skills-lock.json` in `root`.
+pub(super) async fn install(
+    root: &Path,
+    github: &GitHub,
+    mode: InstallMode,
+) -> Result<Installed, LockError> {
+    let theirs = read_lock(&root.join(VERCEL_LOCK_NAME))?;
+    let mut report = Installed {
+        lockfile: VERCEL_LOCK_NAME,
+        ..Installed::default()
+    };
+    let [folder, _] = SKILL_FOLDERS;
+    let mut staged = Vec::new();
+    for (name, entry) in &theirs.skills {
+        let path = format!("{folder}/{name}");
+        let target = inside(root, &path)?;
+        if target.is_dir() && vercel_hash(&target)? == entry.computed_hash {
+            report.kept.push(name.clone());
+            continue;
+        }
+        if entry.source_type.as_deref().is_some_and(|t| t != "github") {
+            return Err(LockError::Source(format!(
+                "`{name}` comes from a {} source; SkillKit installs GitHub sources",
+                entry.source_type.as_deref().unwrap_or_default()
+            )));
+        }
+        let source = match &entry.git_ref {
+            Some(r) => format!("{}@{r}", entry.source),
+            None => entry.source.clone(),
+        };
+        if mode.offline {
+            return Err(LockError::Source(format!(
+                "`{name}`: {VERCEL_LOCK_NAME} pins no commit, so it cannot be installed \
+                 offline; install online, or `skillkit add {source}` to pin it in \
+                 {LOCKFILE_NAME}"
+            )));
+        }
+        let checkout = github.checkout(&source, None).await.map_err(from_github)?;
+        let within = match &entry.skill_path {
+            Some(skill_path) => skill_folder_of(skill_path),
+            None => find_named(&checkout, name)?,
+        };
+        let from = join(&checkout.dir, &within);
+        let hash = vercel_hash(&from)?;
+        if hash != entry.computed_hash {
+            return Err(LockError::Mismatch(format!(
+                "`{name}` from `{source}` (commit {}) does not match {VERCEL_LOCK_NAME}: \
+                 computedHash {}, the files hash to {hash}; nothing was installed",
+                checkout.sha, entry.computed_hash
+            )));
+        }
+        staged.push(stage(name, &path, &target, &from)?);
+        report.installed.push(name.clone());
+    }
+    swap_in(&staged)?;
+    Ok(report)
 }
 
 /// The `computedHash` vercel-labs/skills gives the skill in `folder`
