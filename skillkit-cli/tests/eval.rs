@@ -621,7 +621,7 @@ fn bad_eval_files_and_missing_evals_say_what_to_do() {
     );
 }
 
-/// The example kit ships evals, and the README's run of them holds
+/// The example kit ships evals, and the evals guide's run of them holds
 /// offline: the commit-message skill triggers where it should and helps.
 #[test]
 fn the_example_kit_s_evals_hold() {

@@ -6,7 +6,7 @@
 //! static data of `data`, in the impls of `impls`), and `fallback` keeps a
 //! failed derive to its own errors. `ctxt` collects every error so all are reported in one pass.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 
 mod ast;
 mod attr;

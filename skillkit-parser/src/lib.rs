@@ -15,7 +15,7 @@
 //! # Ok::<(), skillkit_parser::Diagnostic>(())
 //! ```
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod agent;
 pub mod build;

@@ -23,11 +23,11 @@ use crate::Diagnostic;
 mod fast;
 
 /// The deepest nesting of lists and maps accepted in frontmatter.
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// The most nodes (scalars, lists, maps, counting alias expansions) accepted in
 /// frontmatter.
-pub const MAX_NODES: usize = 100_000;
+pub(crate) const MAX_NODES: usize = 100_000;
 
 /// A list or map being built, with the anchor it will be stored under.
 enum Frame {
@@ -47,7 +47,7 @@ pub(crate) fn parse_plain_mapping(yaml: &str) -> Option<Map<String, Value>> {
 /// (for the fast path's tests, and the `yaml_fast_path` fuzz target, built
 /// with `--cfg fuzzing`).
 #[cfg(any(test, fuzzing))]
-pub fn check_fast_path(yaml: &str) {
+pub(crate) fn check_fast_path(yaml: &str) {
     if let Some(map) = fast::parse(yaml) {
         match parse(yaml, 2) {
             Ok(value) => assert_eq!(value, Value::Object(map), "{yaml:?}"),

@@ -40,7 +40,7 @@
 //! `default-features = false` the crate is the catalog alone (`Local`,
 //! `Memory`, `#[derive(Kit)]`, tools, the LLM types and `Scripted`) and builds
 //! no HTTP stack.
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 // `unsafe` lives in one module, `agent::script` (the script runner's process
 // group and its kernel sandbox, between `fork` and `exec`), each block with
 // its `SAFETY:` comment.
@@ -126,10 +126,19 @@ pub use tool::{Tool, ToolContext, ToolExecution, ToolOutcome};
 pub use skillkit_parser as parser;
 pub use skillkit_parser::{Diagnostic, Severity};
 
-/// The README's examples, compiled as doctests so they cannot rot.
-#[doc = include_str!("../../README.md")]
+/// The examples of the README and of the guides in `docs/`, compiled and run
+/// as doctests so they cannot rot.
 #[cfg(doctest)]
-pub struct ReadmeDoctests;
+mod doc_examples {
+    #[doc = include_str!("../../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../../docs/catalog.md")]
+    pub struct Catalog;
+    #[doc = include_str!("../../docs/search.md")]
+    pub struct Search;
+    #[doc = include_str!("../../docs/agents.md")]
+    pub struct Agents;
+}
 
 /// Re-exported so implementing [`KitProvider`] and [`Tool`] needs no extra
 /// dependency: write `#[skillkit::async_trait]` on the impl.

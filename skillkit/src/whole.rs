@@ -9,6 +9,7 @@ use std::path::Path;
 
 /// `relative` (a relative path of plain names: no `..`, no root, not
 /// empty) resolved inside `base`; `None` for any other path.
+#[cfg(any(feature = "github", feature = "eval"))]
 pub(crate) fn within(base: &Path, relative: &str) -> Option<std::path::PathBuf> {
     let path = Path::new(relative);
     let plain = !relative.is_empty()

@@ -1,7 +1,7 @@
 //! The `skillkit` crate's cargo features, checked on the real dependency
 //! graph (`cargo tree`, `cargo metadata` from the lock file, offline): the
 //! catalog alone builds without an HTTP stack, the default set is the one the
-//! README states, and docs.rs documents every feature.
+//! README and docs/architecture.md state, and docs.rs documents every feature.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -14,12 +14,12 @@ use super::{EvalError, Evaluator};
 use crate::kit::{Kit, Skills};
 
 /// The configuration with the skill, as skill-creator names it.
-pub const WITH_SKILL: &str = "with_skill";
+pub(super) const WITH_SKILL: &str = "with_skill";
 /// The configuration without it.
-pub const WITHOUT_SKILL: &str = "without_skill";
+pub(super) const WITHOUT_SKILL: &str = "without_skill";
 /// The configuration with the skill's previous version, as skill-creator
 /// names it.
-pub const OLD_SKILL: &str = "old_skill";
+pub(super) const OLD_SKILL: &str = "old_skill";
 
 /// A skill's task evals, as the Agent Skills documentation writes them
 /// (`evals/evals.json`: `{"skill_name": …, "evals": [{"id", "prompt",

@@ -21,7 +21,7 @@ use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, Retry
 
 /// Decodes an Anthropic response body into universal events.
 #[cfg(test)]
-pub(crate) type Decoder = crate::llm::sse::Decoder<wire::StreamEvent>;
+type Decoder = crate::llm::sse::Decoder<wire::StreamEvent>;
 
 /// The environment variable read for the API key when none is configured.
 pub const API_KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";

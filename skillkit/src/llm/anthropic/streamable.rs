@@ -13,7 +13,7 @@ const PROVIDER: &str = "anthropic";
 /// index (so parallel tool calls never share a JSON buffer), usage, the stop
 /// reason.
 #[derive(Debug, Default)]
-pub struct Accumulator {
+pub(super) struct Accumulator {
     /// Open blocks by index, in start order. A handful at most (blocks close
     /// as the next begins, tool calls may overlap): a list beats a map on the
     /// per-delta lookup.

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// The body of `POST /v1/messages`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MessagesRequest {
+pub(super) struct MessagesRequest {
     /// The model name.
     pub model: String,
     /// The most tokens the answer may have.
@@ -40,7 +40,7 @@ pub struct MessagesRequest {
 
 /// One turn of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MessageParam {
+pub(super) struct MessageParam {
     /// `user` or `assistant`.
     pub role: Role,
     /// The turn's content blocks.
@@ -50,7 +50,7 @@ pub struct MessageParam {
 /// Who speaks a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Role {
+pub(super) enum Role {
     /// The user (tool results are user turns too).
     User,
     /// The model.
@@ -60,7 +60,7 @@ pub enum Role {
 /// A content block of a request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlockParam {
+pub(super) enum ContentBlockParam {
     /// Text.
     Text {
         /// The text.
@@ -98,7 +98,7 @@ pub enum ContentBlockParam {
 
 impl ContentBlockParam {
     /// Sets this block's prompt-cache breakpoint.
-    pub fn set_cache_control(&mut self, control: CacheControl) {
+    pub(super) fn set_cache_control(&mut self, control: CacheControl) {
         match self {
             ContentBlockParam::Text { cache_control, .. }
             | ContentBlockParam::ToolUse { cache_control, .. }
@@ -110,14 +110,14 @@ impl ContentBlockParam {
 /// A prompt-cache breakpoint: `{"type": "ephemeral"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum CacheControl {
+pub(super) enum CacheControl {
     /// The default five-minute cache.
     Ephemeral,
 }
 
 /// A tool the model may call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Tool {
+pub(super) struct Tool {
     /// The tool's name.
     pub name: String,
     /// What it does.
@@ -129,7 +129,7 @@ pub struct Tool {
 /// One server-sent event of a streamed answer.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum StreamEvent {
+pub(super) enum StreamEvent {
     /// The answer begins; carries the input token counts.
     MessageStart(MessageStart),
     /// A content block begins.
@@ -153,14 +153,14 @@ pub enum StreamEvent {
 
 /// `message_start`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MessageStart {
+pub(super) struct MessageStart {
     /// The message as begun.
     pub message: MessageSnapshot,
 }
 
 /// The message in `message_start`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MessageSnapshot {
+pub(super) struct MessageSnapshot {
     /// The message id.
     #[serde(default)]
     pub id: String,
@@ -174,7 +174,7 @@ pub struct MessageSnapshot {
 
 /// Token counts; every field may be absent or null.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-pub struct UsageDelta {
+pub(super) struct UsageDelta {
     /// Input tokens.
     #[serde(default)]
     pub input_tokens: Option<u64>,
@@ -191,7 +191,7 @@ pub struct UsageDelta {
 
 /// `content_block_start`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ContentBlockStart {
+pub(super) struct ContentBlockStart {
     /// The block's position in the message.
     pub index: usize,
     /// The block as begun.
@@ -201,7 +201,7 @@ pub struct ContentBlockStart {
 /// A content block of an answer.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlock {
+pub(super) enum ContentBlock {
     /// Text.
     Text {
         /// Text already present (usually empty).
@@ -240,7 +240,7 @@ pub enum ContentBlock {
 
 /// `content_block_delta`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ContentBlockDelta {
+pub(super) struct ContentBlockDelta {
     /// The block's position in the message.
     pub index: usize,
     /// The piece.
@@ -252,7 +252,7 @@ pub struct ContentBlockDelta {
 #[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(from = "RawDelta")]
-pub enum Delta {
+pub(super) enum Delta {
     /// Text to append.
     TextDelta {
         /// The text.
@@ -310,14 +310,14 @@ impl From<RawDelta> for Delta {
 
 /// `content_block_stop`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub struct ContentBlockStop {
+pub(super) struct ContentBlockStop {
     /// The block's position in the message.
     pub index: usize,
 }
 
 /// `message_delta`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MessageDelta {
+pub(super) struct MessageDelta {
     /// The stop reason.
     pub delta: MessageDeltaBody,
     /// Cumulative token counts.
@@ -327,7 +327,7 @@ pub struct MessageDelta {
 
 /// The body of `message_delta`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct MessageDeltaBody {
+pub(super) struct MessageDeltaBody {
     /// Why the model stopped.
     #[serde(default)]
     pub stop_reason: Option<String>,
@@ -338,14 +338,14 @@ pub struct MessageDeltaBody {
 
 /// `error`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ErrorEvent {
+pub(super) struct ErrorEvent {
     /// The error.
     pub error: ApiError,
 }
 
 /// An API error: its type and message.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ApiError {
+pub(super) struct ApiError {
     /// `overloaded_error`, `api_error`, `invalid_request_error`, …
     #[serde(rename = "type", default)]
     pub kind: String,

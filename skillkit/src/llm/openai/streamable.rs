@@ -15,7 +15,7 @@ const PROVIDER: &str = "openai";
 /// assembled, keyed by their `index` (so parallel calls never share a
 /// buffer), the finish reason and usage.
 #[derive(Debug, Default)]
-pub struct Accumulator {
+pub(super) struct Accumulator {
     calls: BTreeMap<usize, Call>,
     /// The index of the latest fragment, for servers that omit `index`.
     last_index: Option<usize>,

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// The body of `POST /chat/completions`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChatRequest {
+pub(super) struct ChatRequest {
     /// The model name.
     pub model: String,
     /// The conversation.
@@ -42,7 +42,7 @@ pub struct ChatRequest {
 
 /// `stream_options`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct StreamOptions {
+pub(super) struct StreamOptions {
     /// Send usage in a last chunk.
     pub include_usage: bool,
 }
@@ -50,7 +50,7 @@ pub struct StreamOptions {
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
-pub enum ChatMessage {
+pub(super) enum ChatMessage {
     /// Instructions.
     System {
         /// The text.
@@ -80,7 +80,7 @@ pub enum ChatMessage {
 
 /// A tool call in an assistant message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolCallParam {
+pub(super) struct ToolCallParam {
     /// The call's id.
     pub id: String,
     /// Always `function`.
@@ -92,7 +92,7 @@ pub struct ToolCallParam {
 
 /// A function call: name and arguments as a JSON string.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FunctionCall {
+pub(super) struct FunctionCall {
     /// The function's name.
     pub name: String,
     /// The arguments, JSON-encoded.
@@ -101,7 +101,7 @@ pub struct FunctionCall {
 
 /// A callable tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChatTool {
+pub(super) struct ChatTool {
     /// Always `function`.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -111,7 +111,7 @@ pub struct ChatTool {
 
 /// A function's name, description and parameter schema.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FunctionDefinition {
+pub(super) struct FunctionDefinition {
     /// The name.
     pub name: String,
     /// What it does.
@@ -122,7 +122,7 @@ pub struct FunctionDefinition {
 
 /// One server-sent event of a streamed answer.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StreamEvent {
+pub(super) enum StreamEvent {
     /// A `chat.completion.chunk`.
     Chunk(ChatChunk),
     /// `data: [DONE]`: the stream is complete.
@@ -131,7 +131,7 @@ pub enum StreamEvent {
 
 /// A `chat.completion.chunk` (or an error object some servers send mid-stream).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ChatChunk {
+pub(super) struct ChatChunk {
     /// The completion's id (the same in every chunk).
     #[serde(default)]
     pub id: String,
@@ -151,7 +151,7 @@ pub struct ChatChunk {
 
 /// One choice of a chunk.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ChunkChoice {
+pub(super) struct ChunkChoice {
     /// The choice's number.
     #[serde(default)]
     pub index: u32,
@@ -165,7 +165,7 @@ pub struct ChunkChoice {
 
 /// What a chunk adds to a choice.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ChunkDelta {
+pub(super) struct ChunkDelta {
     /// Text.
     #[serde(default)]
     pub content: Option<String>,
@@ -179,7 +179,7 @@ pub struct ChunkDelta {
 
 /// A fragment of a tool call, keyed by `index`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ToolCallDelta {
+pub(super) struct ToolCallDelta {
     /// Which call of the answer this fragment belongs to.
     #[serde(default)]
     pub index: Option<usize>,
@@ -193,7 +193,7 @@ pub struct ToolCallDelta {
 
 /// Name and argument fragments of a tool call.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct FunctionDelta {
+pub(super) struct FunctionDelta {
     /// The function's name, in the first fragment.
     #[serde(default)]
     pub name: Option<String>,
@@ -204,7 +204,7 @@ pub struct FunctionDelta {
 
 /// Token counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-pub struct ChunkUsage {
+pub(super) struct ChunkUsage {
     /// Prompt tokens, cached ones included.
     #[serde(default)]
     pub prompt_tokens: u64,
@@ -218,7 +218,7 @@ pub struct ChunkUsage {
 
 /// Details of the prompt tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-pub struct PromptTokensDetails {
+pub(super) struct PromptTokensDetails {
     /// Tokens read from the prompt cache.
     #[serde(default)]
     pub cached_tokens: Option<u64>,
@@ -226,7 +226,7 @@ pub struct PromptTokensDetails {
 
 /// An error object.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ChunkError {
+pub(super) struct ChunkError {
     /// What happened.
     #[serde(default)]
     pub message: String,
