@@ -6,10 +6,9 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use skillkit::agent::{
-    ACTIVATE_SKILL, Agent, AgentDefinition, AgentOptions, Approval, ApprovalPolicy, Decision,
-    History, start_agent,
-};
+use skillkit::AgentDefinition;
+use skillkit::agent::{ACTIVATE_SKILL, Agent, AgentOptions, History, start_agent};
+use skillkit::approval::{Approval, ApprovalPolicy, Decision};
 use skillkit::llm::{LlmError, Message, ModelUri, Registry, Reply, Scripted};
 use skillkit::script::{Sandbox, ScriptOptions};
 use skillkit::{Catalog, Local, Severity};

@@ -10,7 +10,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use skillkit::agent::{InputKind, InputRequest};
+use skillkit::agent::InputRequest;
+use skillkit::approval::InputKind;
 
 use crate::ask;
 use crate::list::one_line;

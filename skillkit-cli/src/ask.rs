@@ -4,7 +4,7 @@
 //! "yes", n denies it, and the model sees "the user said no".
 
 use serde_json::{Value, json};
-use skillkit::llm::ToolDefinition;
+use skillkit::ToolDefinition;
 use skillkit::{Memory, Skill, Tool, ToolExecution, ToolOutcome};
 
 /// The tool's full name (`terminal_ask` on the wire).

@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use skillkit::agent::{Approval, ApprovalPolicy};
+use skillkit::approval::{Approval, ApprovalPolicy};
 use skillkit::mcp::{HTTP_PATH, HttpOptions, McpServer};
 use skillkit::script::Sandbox;
 

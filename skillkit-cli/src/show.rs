@@ -98,16 +98,6 @@ pub fn body(skill: &Skill) -> Result<String, Failure> {
         .map_err(Failure::failed)
 }
 
-/// The skill's body rendered for an activation with `arguments` (read from
-/// its file now, when it lives in one).
-pub fn activation(
-    skill: &Skill,
-    arguments: &str,
-    session_id: &str,
-) -> Result<String, skillkit::skill::BodyError> {
-    skill.render(arguments, Some(session_id))
-}
-
 /// A person invoking skill `name` (`run --skill`, and chat's `/name ARGS`
 /// once found): the skill and its body rendered with `arguments`, to send as
 /// the message.
@@ -141,9 +131,8 @@ pub fn invocation(
         )));
     }
     runtime
-        .block_on(skill.body.load())
-        .map_err(Failure::failed)?;
-    activation(skill, arguments, session_id).map_err(|e| Failure::failed(e.to_string()))
+        .block_on(skill.activate(arguments, Some(session_id)))
+        .map_err(Failure::failed)
 }
 
 /// The files in `dir` and below it, relative and sorted, except the skill's

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use std::io::IsTerminal;
 
-use skillkit::agent::{TrustPolicy, TrustStore};
+use skillkit::trust::{TrustPolicy, TrustStore};
 use skillkit::{KitProvider, Local, Origin};
 
 use crate::failure::Failure;

@@ -44,9 +44,9 @@ use serde_json::Value;
 
 use crate::agent_definition::AgentDefinition;
 use crate::kit::Kit;
-use crate::llm::ToolDefinition;
 use crate::provider::{KitProvider, ProviderError};
 use crate::skill::Skill;
+use crate::tool::ToolDefinition;
 use crate::tool::{Tool, ToolExecution, ToolOutcome};
 
 /// The kit data `#[derive(Kit)]` compiled in. The derive implements it; do not

@@ -59,7 +59,7 @@ pub mod embed;
 pub mod eval;
 pub mod kit;
 pub mod llm;
-#[cfg(any(feature = "github", feature = "agent"))]
+#[cfg(any(feature = "github", feature = "agent", feature = "mcp"))]
 mod lock;
 #[cfg(feature = "github")]
 #[cfg_attr(docsrs, doc(cfg(feature = "github")))]
@@ -80,22 +80,24 @@ pub mod providers;
 )]
 pub mod retry;
 pub mod search;
-/// The script runner of `run_skill_script`, part of the agent runtime
-/// ([`agent::script`]), at the root for short paths.
-#[cfg(feature = "agent")]
-#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
-pub use agent::script;
+// The tool path, below the agent and the MCP server: its public parts are
+// `approval`, `script` and `trust`.
+#[cfg(any(feature = "agent", feature = "mcp"))]
+mod dispatch;
+#[cfg(any(feature = "agent", feature = "mcp"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "agent", feature = "mcp"))))]
+pub use dispatch::{approval, script, trust};
 pub mod skill;
 pub mod telemetry;
 pub mod tool;
-#[cfg(any(feature = "github", feature = "agent"))]
+#[cfg(any(feature = "github", feature = "agent", feature = "mcp"))]
 mod whole;
 
 pub use agent_definition::AgentDefinition;
 pub use catalog::{Catalog, CatalogBuilder, ProviderFailure, SkillSummary, Snapshot};
 pub use embed::EmbeddedKit;
 pub use kit::{Kit, Origin, Skills};
-pub use llm::ToolDefinition;
+
 pub use provider::{KitProvider, ProviderError};
 #[cfg(feature = "github")]
 #[cfg_attr(docsrs, doc(cfg(feature = "github")))]
@@ -119,7 +121,7 @@ pub use search::{Embedder, SearchHit, SearchStats};
 pub use skill::{Metadata, Skill};
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;
-pub use tool::{Tool, ToolContext, ToolExecution, ToolOutcome};
+pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
 
 /// The parser shared with `#[derive(Kit)]`: diagnostics, documents, layout,
 /// validation.
@@ -138,6 +140,35 @@ mod doc_examples {
     pub struct Search;
     #[doc = include_str!("../../docs/agents.md")]
     pub struct Agents;
+
+    /// Paths that moved, each item at one path now (the old path fails to
+    /// compile; `CHANGELOG.md` gives the new one):
+    ///
+    /// ```compile_fail
+    /// use skillkit::agent::script::ScriptOptions; // skillkit::script::ScriptOptions
+    /// ```
+    /// ```compile_fail
+    /// use skillkit::agent::ApprovalPolicy; // skillkit::approval::ApprovalPolicy
+    /// ```
+    /// ```compile_fail
+    /// use skillkit::agent::TrustStore; // skillkit::trust::TrustStore
+    /// ```
+    /// ```compile_fail
+    /// use skillkit::agent::AgentDefinition; // skillkit::AgentDefinition
+    /// ```
+    /// ```compile_fail
+    /// use skillkit::llm::ToolDefinition; // skillkit::ToolDefinition
+    /// ```
+    ///
+    /// and the new ones do:
+    ///
+    /// ```
+    /// use skillkit::approval::{AgentPath, ApprovalPolicy};
+    /// use skillkit::script::ScriptOptions;
+    /// use skillkit::trust::TrustStore;
+    /// use skillkit::{AgentDefinition, ToolDefinition};
+    /// ```
+    pub struct MovedPaths;
 }
 
 /// Re-exported so implementing [`KitProvider`] and [`Tool`] needs no extra

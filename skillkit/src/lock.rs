@@ -22,6 +22,7 @@ pub(crate) struct Held {
 
 /// Waits until this process holds the lock file `path` (created if
 /// missing) exclusively.
+#[cfg(any(feature = "github", feature = "agent"))]
 pub(crate) fn exclusive(path: &Path) -> io::Result<Held> {
     let file = fs::OpenOptions::new()
         .create(true)

@@ -3,8 +3,6 @@
 //! ([`KitProvider::tool`](crate::KitProvider::tool)).
 
 mod body;
-#[cfg(any(feature = "mcp", feature = "agent", feature = "mcp-client"))]
-mod files;
 pub(crate) mod memo;
 mod more;
 mod render;
@@ -16,12 +14,6 @@ use std::sync::Arc;
 use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 
 pub use body::{Body, BodyError, BodySource};
-#[cfg(feature = "mcp-client")]
-pub(crate) use files::relative_path;
-#[cfg(feature = "mcp")]
-pub(crate) use files::resolve_folder;
-#[cfg(any(feature = "mcp", feature = "agent"))]
-pub(crate) use files::{files_beside, resolve_file};
 pub(crate) use more::{Maps, More};
 pub use render::Arguments;
 pub(crate) use render::Piece;
@@ -569,12 +561,55 @@ impl Skill {
     /// [`render`](Self::render) renders a body: tokens substituted in the
     /// [`Piece::Template`]s only, [`Piece::Inert`] text (what a
     /// `` !`command` `` printed) inserted as it is.
-    pub(crate) fn render_pieces(
+    fn render_pieces(
         &self,
         pieces: &[Piece<'_>],
         arguments: &str,
         session_id: Option<&str>,
     ) -> String {
         render::render(pieces, self.dir(), &Arguments::parse(arguments), session_id)
+    }
+
+    /// The skill activated: its body loaded (fetched first when a server
+    /// keeps it, [`Body::load`]), read, and [rendered](Self::render) with
+    /// `arguments`. The one way a skill becomes the text a model reads
+    /// (`activate_skill`), an MCP client's prompt, and what a person invoking
+    /// it sends (`skillkit run --skill`, chat's `/name`). Its
+    /// `` !`command` `` lines stay as written: the tool path runs them where
+    /// scripts are enabled.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let skill = skillkit::Skill::new("a:b", "d").with_body("Review $ARGUMENTS.");
+    /// assert_eq!(skill.activate("main.rs", None).await.unwrap(), "Review main.rs.");
+    /// # });
+    /// ```
+    pub async fn activate(
+        &self,
+        arguments: &str,
+        session_id: Option<&str>,
+    ) -> Result<String, BodyError> {
+        self.activate_with(arguments, session_id, |_| async { Vec::new() })
+            .await
+    }
+
+    /// [`activate`](Self::activate), with `outputs` given the body as
+    /// written and answering the spans of its `` !`command` `` lines with
+    /// what each printed, put in as inert text.
+    pub(crate) async fn activate_with<F, Fut>(
+        &self,
+        arguments: &str,
+        session_id: Option<&str>,
+        outputs: F,
+    ) -> Result<String, BodyError>
+    where
+        F: FnOnce(Arc<str>) -> Fut,
+        Fut: Future<Output = Vec<(std::ops::Range<usize>, String)>>,
+    {
+        self.body.load().await?;
+        let written: Arc<str> = self.body.read()?.into();
+        let outputs = outputs(Arc::clone(&written)).await;
+        let pieces = render::pieces(&written, &outputs);
+        Ok(self.render_pieces(&pieces, arguments, session_id))
     }
 }

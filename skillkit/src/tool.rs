@@ -4,9 +4,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::llm::ToolDefinition;
 use crate::skill::{Metadata, Skill};
 
 /// The default definition of an executable skill, as [`Tool::definition`]
@@ -289,4 +289,41 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+/// What a model is told about a callable tool: name, description and the JSON
+/// schema of its input. Vendor-neutral: every adapter encodes it for its API.
+///
+/// ```
+/// let def = skillkit::ToolDefinition::new("files_read", "Read a file.", serde_json::json!({"type": "object"}));
+/// assert_eq!(def.name, "files_read");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    /// The tool name the model calls. Vendors accept `[a-zA-Z0-9_-]{1,64}`.
+    pub name: String,
+    /// What the tool does and when to call it.
+    pub description: String,
+    /// JSON schema of the input object.
+    pub input_schema: Value,
+}
+
+impl ToolDefinition {
+    /// A definition from its parts.
+    ///
+    /// ```
+    /// let def = skillkit::ToolDefinition::new("t", "d", serde_json::json!({"type": "object"}));
+    /// assert_eq!(def.description, "d");
+    /// ```
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+        }
+    }
 }

@@ -4,10 +4,10 @@
 use std::future::Future;
 use std::time::Duration;
 
-use skillkit::agent::{
-    Agent, AgentError, AgentEvent, AgentOptions, AgentPath, Decision, EventKind, InputRequest,
-};
-use skillkit::llm::{Message, Registry, Request, Scripted, ToolDefinition, ToolResult};
+use skillkit::ToolDefinition;
+use skillkit::agent::{Agent, AgentError, AgentEvent, AgentOptions, EventKind, InputRequest};
+use skillkit::approval::{AgentPath, Decision};
+use skillkit::llm::{Message, Registry, Request, Scripted, ToolResult};
 use skillkit::{AgentDefinition, Catalog, Memory, Tool, ToolExecution, ToolOutcome};
 
 /// How long a test waits for something that must happen before it calls the

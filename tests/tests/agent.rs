@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use skillkit::agent::{AgentError, AgentPath, EventKind, History, start_agent};
+use skillkit::agent::{AgentError, EventKind, History, start_agent};
+use skillkit::approval::AgentPath;
 use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::{Event, LlmError, Message, Registry, Reply, Scripted, ToolCall};
 use skillkit::{

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::json;
-use skillkit::agent::{AgentError, Approval, ApprovalPolicy, Decision, EventKind, start_agent};
+use skillkit::agent::{AgentError, EventKind, start_agent};
+use skillkit::approval::{Approval, ApprovalPolicy, Decision};
 use skillkit::llm::Scripted;
 use skillkit::mcp_client::{Endpoint, Session, Status};
 use skillkit::{Memory, RetryPolicy};

@@ -12,10 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skillkit::agent::{
-    AgentError, AgentPath, Approval, ApprovalPolicy, Decision, EventKind, InputKind, InputRequest,
-    ToolRequest, start_agent,
-};
+use skillkit::agent::{AgentError, EventKind, InputRequest, start_agent};
+use skillkit::approval::{AgentPath, Approval, ApprovalPolicy, Decision, InputKind, ToolRequest};
 use skillkit::llm::{Message, Reply, Scripted, ToolCall};
 use skillkit::{Catalog, GitHub, Kit, Memory, Skill, Tool, ToolExecution, ToolOutcome};
 use support::{
@@ -583,7 +581,7 @@ async fn a_kit_put_again_without_its_tools_is_knowledge_next_turn() {
 #[tokio::test]
 async fn an_active_trusted_skill_pre_approves_its_allowed_tools() {
     use skillkit::Origin;
-    use skillkit::agent::TrustPolicy;
+    use skillkit::trust::TrustPolicy;
     for (origin, trust, asked) in [
         (Origin::Application, TrustPolicy::default(), 1),
         (Origin::Project, TrustPolicy::default(), 2),
@@ -634,7 +632,7 @@ async fn an_active_trusted_skill_pre_approves_its_allowed_tools() {
 #[tokio::test]
 async fn a_project_skill_grants_its_tools_once_trusted_until_edited() {
     use skillkit::Local;
-    use skillkit::agent::{TrustPolicy, TrustStore};
+    use skillkit::trust::{TrustPolicy, TrustStore};
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("repo");
     std::fs::create_dir_all(project.join(".git")).unwrap();

@@ -106,6 +106,67 @@ fn each_part_is_opt_in_on_its_own() {
     assert!(eval.contains("regex") && eval.contains("tokio-util") && !eval.contains("reqwest"));
 }
 
+/// The features `feature` turns on, itself included, following the
+/// package's own feature table (not its dependencies').
+fn closure(features: &serde_json::Map<String, Value>, feature: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![feature.to_owned()];
+    while let Some(next) = todo.pop() {
+        if !seen.insert(next.clone()) {
+            continue;
+        }
+        for implied in features[&next].as_array().expect("a feature's list") {
+            let implied = implied.as_str().expect("a feature name");
+            if features.contains_key(implied) {
+                todo.push(implied.to_owned());
+            }
+        }
+    }
+    seen
+}
+
+/// The agent and the MCP server stand side by side on the tool path: a
+/// server build compiles no agent loop, and an agent build no server.
+#[test]
+fn the_server_and_the_agent_share_the_tool_path_and_nothing_else() {
+    let features = skillkit_features();
+    let mcp = closure(&features, "mcp");
+    let agent = closure(&features, "agent");
+    assert!(!mcp.contains("agent"), "`mcp` builds the agent: {mcp:?}");
+    assert!(
+        !agent.contains("mcp"),
+        "`agent` builds the server: {agent:?}"
+    );
+    assert!(mcp.contains("__tools") && agent.contains("__tools"));
+    // The sandbox's crates come with the tool path, whichever side asks.
+    let server = crates(&["--no-default-features", "--features", "mcp"]);
+    for name in ["landlock", "seccompiler", "rmcp"] {
+        assert!(server.contains(name), "the server build lacks {name}");
+    }
+}
+
+/// The `skill-kit` package's feature table.
+fn skillkit_features() -> serde_json::Map<String, Value> {
+    let metadata: Value = serde_json::from_str(&cargo(&[
+        "metadata",
+        "--offline",
+        "--locked",
+        "--no-deps",
+        "--format-version",
+        "1",
+    ]))
+    .expect("cargo metadata prints JSON");
+    metadata["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .find(|package| package["name"] == "skill-kit")
+        .expect("the skillkit package")["features"]
+        .as_object()
+        .expect("features")
+        .clone()
+}
+
 #[test]
 fn docs_rs_documents_every_feature() {
     let metadata: Value = serde_json::from_str(&cargo(&[

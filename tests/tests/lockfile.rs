@@ -238,7 +238,7 @@ fn the_text_is_sorted_keeps_unknown_keys_and_reads_back() {
 fn trusting_a_locked_skill_trusts_the_pinned_bytes() {
     let (dir, lock) = project();
     let root = dir.path();
-    let store = skillkit::agent::TrustStore::open(root.join("trust.json"));
+    let store = skillkit::trust::TrustStore::open(root.join("trust.json"));
     let folder = root.join(".agents/skills/greet");
     let trusted = store.trust(&folder).unwrap();
     assert_eq!(trusted, lock.skills["greet"].digest);

@@ -7,9 +7,11 @@
 use std::sync::Mutex;
 
 use serde_json::json;
-use skillkit::agent::{Approval, ApprovalPolicy, Decision, TrustPolicy, start_agent};
+use skillkit::agent::start_agent;
+use skillkit::approval::{Approval, ApprovalPolicy, Decision};
 use skillkit::llm::Scripted;
 use skillkit::mcp_client::Endpoint;
+use skillkit::trust::TrustPolicy;
 use skillkit::{Catalog, KitProvider, Mcp, Memory, Origin, Skill};
 use skillkit_tests::agent::{ask, ask_deciding, echo, lead, options, outcomes, until_skill};
 use skillkit_tests::mcp_server::SkillsServer;

@@ -7,7 +7,8 @@ use skillkit_tests::agent as support;
 use std::path::PathBuf;
 
 use serde_json::json;
-use skillkit::agent::{Approval, ApprovalPolicy, Decision, InputKind, start_agent};
+use skillkit::agent::start_agent;
+use skillkit::approval::{Approval, ApprovalPolicy, Decision, InputKind};
 use skillkit::llm::{Reply, Scripted, ToolCall};
 use skillkit::script::ScriptOptions;
 use skillkit::{Catalog, Local};

@@ -17,12 +17,12 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::agent::activate::ACTIVATE_SKILL;
 use crate::agent::context::{CLEARED, chars, view_owned};
 use crate::agent::run::AgentRun;
 use crate::agent::session::Saved;
 use crate::agent::spans::Chat;
 use crate::agent::{AgentError, EventKind, History, context_window};
+use crate::dispatch::activate::ACTIVATE_SKILL;
 use crate::llm::{Compaction, KeptSkill, Message, Request, Response};
 
 /// The share of the context window, in percent, past which a conversation

@@ -13,10 +13,9 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use serde_json::Value;
-
 use crate::agent::CHARS_PER_TOKEN;
-use crate::llm::{Message, ToolDefinition, ToolResult, Usage};
+use crate::dispatch::schema::json_len;
+use crate::llm::{Message, ToolResult, Usage};
 
 /// What a cleared tool result says in its place.
 pub(crate) const CLEARED: &str =
@@ -117,35 +116,6 @@ pub(crate) fn chars(message: &Message) -> usize {
         }
         Message::ToolResult(result) => result.content.len() + result.tool_call_id.len(),
         Message::Compaction(compaction) => compaction.text().len(),
-    }
-}
-
-/// The characters of `tools`' definitions.
-pub(crate) fn tools_chars(tools: &[ToolDefinition]) -> usize {
-    tools
-        .iter()
-        .map(|tool| tool.name.len() + tool.description.len() + json_len(&tool.input_schema))
-        .sum()
-}
-
-/// About the length of `value` written as JSON, without writing it (the
-/// estimate runs before every request).
-fn json_len(value: &Value) -> usize {
-    match value {
-        Value::Null | Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(n) => match n.as_u64() {
-            Some(n) => n.checked_ilog10().unwrap_or(0) as usize + 1,
-            None => 10,
-        },
-        Value::String(text) => text.len() + 2,
-        Value::Array(items) => 2 + items.iter().map(|v| json_len(v) + 1).sum::<usize>(),
-        Value::Object(map) => {
-            2 + map
-                .iter()
-                .map(|(key, v)| key.len() + 4 + json_len(v))
-                .sum::<usize>()
-        }
     }
 }
 

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::History;
 use crate::agent::run::{AgentRun, Model, Outcome};
-use crate::agent::{AgentDefinition, History};
+use crate::agent_definition::AgentDefinition;
 use crate::skill::Skill;
 
 impl AgentRun {

@@ -1,94 +1,11 @@
 //! [`AgentEvent`]: what a running agent tells its caller.
 
-use std::fmt;
-use std::sync::Arc;
-
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::agent::{AgentError, ContextUse};
+use crate::dispatch::approval::{AgentPath, InputKind};
 use crate::llm::{AssistantMessage, Compaction, Usage};
-
-/// Which agent an event comes from: the root agent (an empty path), or a
-/// sub-agent by the names of the agents that delegated to it
-/// (`files:summarize`, then `files:summarize/notes:editor` one level down).
-///
-/// ```
-/// let root = skillkit::agent::AgentPath::root();
-/// let child = root.child("files:summarize");
-/// assert!(root.is_root());
-/// assert_eq!(child.to_string(), "files:summarize");
-/// assert_eq!(child.child("notes:editor").depth(), 2);
-/// ```
-///
-/// Serialised as the list of names (`[]` for the root).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct AgentPath(Arc<[String]>);
-
-impl Serialize for AgentPath {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.names().serialize(serializer)
-    }
-}
-
-impl AgentPath {
-    /// The root agent.
-    ///
-    /// ```
-    /// assert_eq!(skillkit::agent::AgentPath::root().depth(), 0);
-    /// ```
-    pub fn root() -> Self {
-        AgentPath::default()
-    }
-
-    /// The path of sub-agent `name` called by this agent.
-    ///
-    /// ```
-    /// let path = skillkit::agent::AgentPath::root().child("a:b");
-    /// assert_eq!(path.names(), ["a:b"]);
-    /// ```
-    pub fn child(&self, name: &str) -> Self {
-        let mut names = self.0.to_vec();
-        names.push(name.to_owned());
-        AgentPath(names.into())
-    }
-
-    /// Whether this is the root agent.
-    ///
-    /// ```
-    /// assert!(!skillkit::agent::AgentPath::root().child("a:b").is_root());
-    /// ```
-    pub fn is_root(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// How many delegations deep the agent runs (0 for the root).
-    ///
-    /// ```
-    /// assert_eq!(skillkit::agent::AgentPath::root().child("a:b").depth(), 1);
-    /// ```
-    pub fn depth(&self) -> usize {
-        self.0.len()
-    }
-
-    /// The names of the sub-agents, outermost first.
-    ///
-    /// ```
-    /// assert!(skillkit::agent::AgentPath::root().names().is_empty());
-    /// ```
-    pub fn names(&self) -> &[String] {
-        &self.0
-    }
-}
-
-impl fmt::Display for AgentPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.is_root() {
-            true => f.write_str("root"),
-            false => f.write_str(&self.0.join("/")),
-        }
-    }
-}
 
 /// One event of a running agent, tagged with the agent it comes from.
 ///
@@ -97,7 +14,8 @@ impl fmt::Display for AgentPath {
 /// the kind's fields; an error is its message.
 ///
 /// ```
-/// use skillkit::agent::{AgentEvent, AgentPath, EventKind};
+/// use skillkit::agent::{AgentEvent, EventKind};
+/// use skillkit::approval::AgentPath;
 /// let event = AgentEvent { agent: AgentPath::root(), kind: EventKind::Delta { text: "Hi".into() } };
 /// assert!(event.agent.is_root());
 /// assert_eq!(
@@ -121,7 +39,8 @@ impl AgentEvent {
     /// the next message.
     ///
     /// ```
-    /// use skillkit::agent::{AgentEvent, AgentPath, EventKind};
+    /// use skillkit::agent::{AgentEvent, EventKind};
+    /// use skillkit::approval::AgentPath;
     /// let done = AgentEvent { agent: AgentPath::root(), kind: EventKind::Finished { text: "42".into() } };
     /// assert!(done.is_end_of_message());
     /// ```
@@ -227,7 +146,8 @@ fn message<S: Serializer>(error: &AgentError, serializer: S) -> Result<S::Ok, S:
 /// A tool call that waits for a decision of the caller.
 ///
 /// ```
-/// use skillkit::agent::{InputKind, InputRequest};
+/// use skillkit::agent::InputRequest;
+/// use skillkit::approval::InputKind;
 /// let request = InputRequest {
 ///     call_id: "call_1".into(),
 ///     name: "files:delete".into(),
@@ -249,24 +169,4 @@ pub struct InputRequest {
     /// Why the call waits.
     #[serde(rename = "wait")]
     pub kind: InputKind,
-}
-
-/// Why a tool call waits for the caller.
-///
-/// ```
-/// let kind = skillkit::agent::InputKind::Pending { state: serde_json::json!({"confirm": "delete?"}) };
-/// assert!(matches!(kind, skillkit::agent::InputKind::Pending { .. }));
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum InputKind {
-    /// The approval policy asks whether the call may run.
-    Approval,
-    /// The tool returned [`ToolOutcome::Pending`](crate::ToolOutcome::Pending)
-    /// with this state; the decision goes to its `resume`.
-    Pending {
-        /// The state the tool kept.
-        state: Value,
-    },
 }

@@ -10,7 +10,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::run::Runtime;
-use crate::agent::{AgentError, AgentEvent, Decision, EventKind, History};
+use crate::agent::{AgentError, AgentEvent, EventKind, History};
+use crate::dispatch::approval::Decision;
 use crate::llm::Compaction;
 
 /// What the handles share with the agent's task.
@@ -127,7 +128,7 @@ impl AgentController {
     /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
     /// #     .registry(skillkit::llm::Registry::new().with("s", skillkit::llm::Scripted::new())).model("s://m");
     /// let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
-    /// let err = agent.respond("call_9", skillkit::agent::Decision::Approve).unwrap_err();
+    /// let err = agent.respond("call_9", skillkit::approval::Decision::Approve).unwrap_err();
     /// assert!(matches!(err, skillkit::agent::AgentError::NotWaiting { .. }));
     /// # });
     /// ```
@@ -264,7 +265,7 @@ impl Agent {
     /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build())
     /// #     .registry(skillkit::llm::Registry::new().with("s", skillkit::llm::Scripted::new())).model("s://m");
     /// let agent = skillkit::agent::start_agent(skillkit::AgentDefinition::new("a", "d"), options).unwrap();
-    /// let err = agent.respond("call_9", skillkit::agent::Decision::Approve).unwrap_err();
+    /// let err = agent.respond("call_9", skillkit::approval::Decision::Approve).unwrap_err();
     /// assert!(matches!(err, skillkit::agent::AgentError::NotWaiting { .. }));
     /// # });
     /// ```

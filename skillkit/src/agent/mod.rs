@@ -23,7 +23,7 @@
 //!
 //! Tool names go to the model wire-safe (`files:read` → `files_read`,
 //! `[a-zA-Z0-9_-]{1,64}`, unique) and are mapped back; events and the
-//! [`History`] speak full names. An [`ApprovalPolicy`] decides every call
+//! [`History`] speak full names. An [`ApprovalPolicy`](crate::approval::ApprovalPolicy) decides every call
 //! before it runs; pending tools and `ask` approvals wait for
 //! [`respond`](AgentController::respond) without blocking the turn's other
 //! calls.
@@ -60,33 +60,19 @@
 //! # });
 //! ```
 
-mod activate;
-mod approval;
-mod call_skill;
 mod compact;
 mod context;
 mod delegate;
-mod dispatch;
 mod error;
 mod event;
 mod handle;
 mod history;
-mod listing;
-#[cfg(feature = "mcp-client")]
-mod mcp;
-mod names;
-#[cfg(feature = "mcp")]
-pub(crate) use names::WireNames;
+mod host;
 mod options;
 mod run;
-mod schema;
-pub mod script;
-mod search_skills;
 pub mod session;
 mod spans;
 mod stream;
-mod toolset;
-mod trust;
 
 use std::sync::{Arc, Mutex};
 
@@ -94,43 +80,34 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-pub use crate::agent_definition::AgentDefinition;
-pub use activate::ACTIVATE_SKILL;
-pub use approval::{Approval, ApprovalPolicy, Decision, ToolRequest};
-pub use call_skill::CALL_SKILL;
 pub use compact::{
     CompactionPolicy, DEFAULT_COMPACT_AT_PERCENT, DEFAULT_CONTEXT_WINDOW,
     DEFAULT_KEEP_TOOL_RESULTS, DEFAULT_SKILL_TOKENS, DEFAULT_SKILLS_TOKENS,
 };
 pub use context::ContextUse;
 pub use error::AgentError;
-pub use event::{AgentEvent, AgentPath, EventKind, InputKind, InputRequest};
+pub use event::{AgentEvent, EventKind, InputRequest};
 pub use handle::{Agent, AgentController};
 pub use history::History;
-pub use listing::{
-    CHARS_PER_TOKEN, DEFAULT_LISTING_BUDGET, LISTING_SHARE_PERCENT, context_window,
-    default_listing_budget,
-};
 #[cfg(feature = "mcp-client")]
 pub use options::DEFAULT_MCP_OUTPUT_LIMIT;
 pub use options::{
     AgentOptions, DEFAULT_MAX_AGENT_DEPTH, DEFAULT_MAX_TURNS, DEFAULT_MODEL,
-    DEFAULT_TOOL_CONCURRENCY, DEFAULT_TOOL_TIMEOUT,
+    DEFAULT_TOOL_CONCURRENCY,
 };
-pub use search_skills::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_SKILLS};
-pub use trust::{MAX_TRUSTED_BYTES, TrustPolicy, TrustStore, Trusted};
+// The built-in tools' names and bounds, and the listing's budget: the tool
+// path's (`crate::dispatch`, below the agent and the MCP server), public here.
+pub use crate::dispatch::DEFAULT_TOOL_TIMEOUT;
+pub use crate::dispatch::activate::ACTIVATE_SKILL;
+pub use crate::dispatch::call_skill::CALL_SKILL;
+pub use crate::dispatch::listing::{
+    CHARS_PER_TOKEN, DEFAULT_LISTING_BUDGET, LISTING_SHARE_PERCENT, context_window,
+    default_listing_budget,
+};
+pub use crate::dispatch::search_skills::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_SKILLS};
 
-// What the MCP server shares with the agent runtime: the one path that runs a
-// tool call (its tool set, cached per change of the catalog, and the runner).
-// The host of a tool call: also `script`'s, for `!`command`` approvals.
-pub(crate) use dispatch::Host;
-#[cfg(feature = "mcp")]
-pub(crate) use dispatch::run as run_tool;
-#[cfg(feature = "mcp")]
-pub(crate) use search_skills::wanted as search_wanted;
-#[cfg(feature = "mcp")]
-pub(crate) use toolset::{Cache as ToolCache, Scope as ToolScope, ToolSet};
-
+use crate::agent_definition::AgentDefinition;
+use crate::dispatch::approval::AgentPath;
 use handle::{Input, Shared};
 use run::{AgentRun, Model, Outcome, Runtime};
 
@@ -174,9 +151,9 @@ pub fn start_agent(
         scripts: options
             .scripts
             .clone()
-            .map(crate::agent::script::Scripts::new),
+            .map(crate::dispatch::script::Scripts::new),
         #[cfg(feature = "mcp-client")]
-        mcp: mcp::checked(&options.mcp, options.mcp_output_limit)?,
+        mcp: options::checked(&options.mcp, options.mcp_output_limit)?,
         tool_concurrency: options.tool_concurrency,
         tool_timeout: options.tool_timeout,
         listing_budget: options.listing_budget,

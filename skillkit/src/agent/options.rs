@@ -4,10 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::agent::script::ScriptOptions;
-use crate::agent::{ApprovalPolicy, CompactionPolicy, History, TrustPolicy};
+use crate::agent::{CompactionPolicy, History};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
+use crate::dispatch::approval::ApprovalPolicy;
+use crate::dispatch::script::ScriptOptions;
+use crate::dispatch::trust::TrustPolicy;
 use crate::llm::Registry;
 
 /// The model an agent uses when neither the options nor its definition name
@@ -19,8 +21,6 @@ pub const DEFAULT_MAX_TURNS: u32 = 25;
 pub const DEFAULT_MAX_AGENT_DEPTH: u32 = 3;
 /// How many tool calls of one turn run at once, unless set.
 pub const DEFAULT_TOOL_CONCURRENCY: usize = 8;
-/// How long one tool call may run, unless set.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 /// The most characters of an MCP server's tool result the model gets,
 /// unless set ([`AgentOptions::mcp_output_limit`]): 100,000, about the
 /// 25,000 tokens Claude Code allows (`MAX_MCP_OUTPUT_TOKENS`).
@@ -65,7 +65,7 @@ pub struct AgentOptions {
     pub(crate) session: Option<(Arc<dyn crate::agent::session::SessionStore>, String)>,
     pub(crate) scripts: Option<ScriptOptions>,
     #[cfg(feature = "mcp-client")]
-    pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
+    pub(crate) mcp: Vec<crate::dispatch::mcp::McpServer>,
     #[cfg(feature = "mcp-client")]
     pub(crate) mcp_output_limit: usize,
     pub(crate) listing_budget: Option<usize>,
@@ -91,7 +91,7 @@ impl AgentOptions {
             max_turns: None,
             max_agent_depth: None,
             tool_concurrency: DEFAULT_TOOL_CONCURRENCY,
-            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            tool_timeout: crate::dispatch::DEFAULT_TOOL_TIMEOUT,
             approval: ApprovalPolicy::default(),
             trust: TrustPolicy::default(),
             history: History::default(),
@@ -178,7 +178,7 @@ impl AgentOptions {
     /// default).
     ///
     /// ```
-    /// use skillkit::agent::{Approval, ApprovalPolicy};
+    /// use skillkit::approval::{Approval, ApprovalPolicy};
     /// # let options = skillkit::agent::AgentOptions::new(skillkit::Catalog::builder().build());
     /// let options = options.approval(ApprovalPolicy::new(|_| Approval::Ask));
     /// ```
@@ -195,7 +195,8 @@ impl AgentOptions {
     /// approval policies say.
     ///
     /// ```
-    /// use skillkit::agent::{AgentOptions, TrustPolicy};
+    /// use skillkit::agent::AgentOptions;
+    /// use skillkit::trust::TrustPolicy;
     /// let options = AgentOptions::new(skillkit::Catalog::builder().build())
     ///     .trust(TrustPolicy::new(|_| false)); // every call asked as the policy says
     /// # let _ = options;
@@ -207,7 +208,7 @@ impl AgentOptions {
 
     /// Offers the model `run_skill_script {skill, script, args, stdin}`, which
     /// runs a file inside the folder of a skill it may activate, as
-    /// `options` say (off by default; see [`crate::agent::script`] for what bounds a
+    /// `options` say (off by default; see [`crate::dispatch::script`] for what bounds a
     /// script). Every call goes through the approval policy and then
     /// [`ScriptOptions::approval`], which asks by default.
     ///
@@ -263,7 +264,7 @@ impl AgentOptions {
         prefix: impl Into<String>,
         server: impl Into<crate::mcp_client::Session>,
     ) -> Self {
-        self.mcp.push(crate::agent::mcp::McpServer {
+        self.mcp.push(crate::dispatch::mcp::McpServer {
             prefix: prefix.into(),
             session: server.into(),
             max_output: DEFAULT_MCP_OUTPUT_LIMIT,
@@ -409,4 +410,37 @@ impl AgentOptions {
             .or(definition.max_agent_depth)
             .unwrap_or(DEFAULT_MAX_AGENT_DEPTH)
     }
+}
+
+#[cfg(feature = "mcp-client")]
+/// `servers`, their prefixes checked, each session started (connecting in
+/// the background).
+pub(crate) fn checked(
+    servers: &[crate::dispatch::mcp::McpServer],
+    max_output: usize,
+) -> Result<Vec<crate::dispatch::mcp::McpServer>, crate::agent::AgentError> {
+    let mut seen = std::collections::HashSet::new();
+    for server in servers {
+        let problem = match () {
+            () if !crate::dispatch::mcp::valid_prefix(&server.prefix) => {
+                "use 1 to 32 ASCII letters, digits, `-` or `_`, without `__`"
+            }
+            () if !seen.insert(server.prefix.as_str()) => "two servers have it; give each its own",
+            () => continue,
+        };
+        return Err(crate::agent::AgentError::McpPrefix {
+            prefix: server.prefix.escape_debug().to_string(),
+            problem: problem.to_owned(),
+        });
+    }
+    for server in servers {
+        server.session.start();
+    }
+    Ok(servers
+        .iter()
+        .map(|server| crate::dispatch::mcp::McpServer {
+            max_output,
+            ..server.clone()
+        })
+        .collect())
 }

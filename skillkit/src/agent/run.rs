@@ -13,15 +13,15 @@ use tracing::Instrument;
 
 use crate::agent::compact::How;
 use crate::agent::context::{ContextUse, Meter, chars, view};
-use crate::agent::listing::{Prompts, default_listing_budget};
-use crate::agent::script::Scripts;
 use crate::agent::session::Saved;
-use crate::agent::toolset::{Cache, Scope, ToolSet};
-use crate::agent::{
-    AgentDefinition, AgentError, AgentEvent, AgentPath, ApprovalPolicy, Decision, EventKind,
-    History, TrustPolicy,
-};
+use crate::agent::{AgentError, AgentEvent, EventKind, History};
+use crate::agent_definition::AgentDefinition;
 use crate::catalog::{Catalog, Snapshot};
+use crate::dispatch::approval::{AgentPath, ApprovalPolicy, Decision};
+use crate::dispatch::listing::{Prompts, default_listing_budget};
+use crate::dispatch::script::Scripts;
+use crate::dispatch::toolset::{Cache, Scope, ToolSet};
+use crate::dispatch::trust::TrustPolicy;
 use crate::llm::{
     Adapter, AssistantMessage, Message, ModelUri, Registry, Request, ToolCall, Usage,
 };
@@ -40,7 +40,7 @@ pub(crate) struct Runtime {
     pub(crate) scripts: Option<Scripts>,
     /// The MCP servers whose tools the agents take.
     #[cfg(feature = "mcp-client")]
-    pub(crate) mcp: Vec<crate::agent::mcp::McpServer>,
+    pub(crate) mcp: Vec<crate::dispatch::mcp::McpServer>,
     pub(crate) tool_concurrency: usize,
     pub(crate) tool_timeout: Duration,
     /// The listing budget set in the options, over each model's default.
@@ -335,7 +335,7 @@ impl AgentRun {
         #[cfg(feature = "mcp-client")]
         let (snapshot, mcp) = futures::join!(
             self.runtime.catalog.snapshot(),
-            crate::agent::mcp::tools(&self.runtime.mcp, |message| {
+            crate::dispatch::mcp::tools(&self.runtime.mcp, |message| {
                 tracing::warn!("{message}");
                 self.emit(EventKind::Warning { message });
             })

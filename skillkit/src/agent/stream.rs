@@ -10,7 +10,7 @@ use tracing::Instrument;
 use crate::agent::EventKind;
 use crate::agent::run::{AgentRun, Outcome};
 use crate::agent::spans::Chat;
-use crate::agent::toolset::ToolSet;
+use crate::dispatch::toolset::ToolSet;
 use crate::llm::{AssistantMessage, Event, Request, ToolCall};
 
 impl AgentRun {

@@ -9,13 +9,11 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::script::ScriptOptions;
-use crate::agent::{
-    ACTIVATE_SKILL, AgentOptions, Approval, ApprovalPolicy, Decision, EventKind, SEARCH_SKILLS,
-    start_agent,
-};
+use crate::agent::{ACTIVATE_SKILL, AgentOptions, EventKind, SEARCH_SKILLS, start_agent};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Catalog;
+use crate::dispatch::approval::{Approval, ApprovalPolicy, Decision};
+use crate::dispatch::script::ScriptOptions;
 use crate::kit::Kit;
 use crate::llm::{Registry, Usage};
 use crate::providers::Memory;

@@ -58,7 +58,7 @@ pub use error::LlmError;
 pub use event::{Accumulator, Event, StopReason, Streamable, Usage};
 pub use message::{AssistantMessage, Compaction, KeptSkill, Message, ToolCall, ToolResult};
 pub use registry::{ModelUri, Registry};
-pub use request::{ApiKey, ClearToolUses, Options, Request, ToolDefinition};
+pub use request::{ApiKey, ClearToolUses, Options, Request};
 pub use response::Response;
 pub use scripted::{Reply, Rule, Scripted};
 

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::llm::Message;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use crate::tool::ToolDefinition;
 
 /// One request to a model: which model, the conversation, the callable tools
 /// and the sampling options.
@@ -241,40 +240,3 @@ impl PartialEq for ApiKey {
 }
 
 impl Eq for ApiKey {}
-
-/// What a model is told about a callable tool: name, description and the JSON
-/// schema of its input. Vendor-neutral: every adapter encodes it for its API.
-///
-/// ```
-/// let def = skillkit::llm::ToolDefinition::new("files_read", "Read a file.", serde_json::json!({"type": "object"}));
-/// assert_eq!(def.name, "files_read");
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolDefinition {
-    /// The tool name the model calls. Vendors accept `[a-zA-Z0-9_-]{1,64}`.
-    pub name: String,
-    /// What the tool does and when to call it.
-    pub description: String,
-    /// JSON schema of the input object.
-    pub input_schema: Value,
-}
-
-impl ToolDefinition {
-    /// A definition from its parts.
-    ///
-    /// ```
-    /// let def = skillkit::llm::ToolDefinition::new("t", "d", serde_json::json!({"type": "object"}));
-    /// assert_eq!(def.description, "d");
-    /// ```
-    pub fn new(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: Value,
-    ) -> Self {
-        ToolDefinition {
-            name: name.into(),
-            description: description.into(),
-            input_schema,
-        }
-    }
-}

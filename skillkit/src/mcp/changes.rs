@@ -33,9 +33,10 @@ use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
 use skillkit_parser::layout::Stamp;
 
-use crate::agent::{ToolCache, ToolSet};
 use crate::catalog::{Catalog, Snapshot};
-use crate::skill::{Skill, files_beside};
+use crate::dispatch::files::files_beside;
+use crate::dispatch::toolset::{Cache as ToolCache, ToolSet};
+use crate::skill::Skill;
 
 /// How often the catalog is queried for changes while a client is
 /// connected, unless [`McpServer::watch`](super::McpServer::watch) says

@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-pub(super) use crate::skill::{resolve_file as resolve, resolve_folder};
+pub(super) use crate::dispatch::files::{resolve_file as resolve, resolve_folder};
 use std::path::Path;
 
 /// The largest file the server reads for a client.

@@ -132,9 +132,10 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
-use crate::agent::script::{ScriptOptions, Scripts};
-use crate::agent::{DEFAULT_TOOL_TIMEOUT, ToolCache};
 use crate::catalog::{Catalog, Snapshot};
+use crate::dispatch::DEFAULT_TOOL_TIMEOUT;
+use crate::dispatch::script::{ScriptOptions, Scripts};
+use crate::dispatch::toolset::Cache as ToolCache;
 use changes::Changes;
 use digests::Digests;
 
@@ -288,7 +289,7 @@ impl McpServer {
     }
 
     /// Offers `run_skill_script {skill, script, args, stdin}` too, running a
-    /// script of any served skill as `options` say (see [`crate::agent::script`]);
+    /// script of any served skill as `options` say (see [`crate::dispatch::script`]);
     /// scripts share one working folder for the server's life, and an
     /// activation runs the skill's `` !`command` ``s (each as its file has
     /// it). MCP has no way to ask back, so nothing runs unless
@@ -297,7 +298,7 @@ impl McpServer {
     /// Call it before [`watch`](Self::watch).
     ///
     /// ```
-    /// use skillkit::agent::ApprovalPolicy;
+    /// use skillkit::approval::ApprovalPolicy;
     /// use skillkit::script::ScriptOptions;
     /// let server = skillkit::mcp::McpServer::new(skillkit::Catalog::builder().build())
     ///     .scripts(ScriptOptions::new().approval(ApprovalPolicy::allow_all()));

@@ -21,8 +21,8 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::agent::WireNames;
 use crate::catalog::Snapshot;
+use crate::dispatch::names::WireNames;
 use crate::skill::Skill;
 
 /// The name of a prompt's one argument.
@@ -104,13 +104,9 @@ pub(super) async fn get(
             }
         }
     }
-    skill
-        .body
-        .load()
-        .await
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let body = skill
-        .render(&arguments, None)
+        .activate(&arguments, None)
+        .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, body)]);
     result.description = Some(crate::prompt::shown_description(&skill.description).into_owned());

@@ -13,8 +13,8 @@ use rmcp::model::{JsonObject, ReadResourceResult, Resource, ResourceContents};
 use serde_json::json;
 
 use crate::catalog::Snapshot;
+use crate::dispatch::files::files_beside;
 use crate::skill::Skill;
-use crate::skill::files_beside;
 
 use super::files::{self, Contents};
 

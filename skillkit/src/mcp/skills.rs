@@ -35,9 +35,9 @@ use rmcp::model::{
 use serde_json::Value;
 
 use crate::catalog::Snapshot;
+use crate::dispatch::files::files_beside;
 use crate::kit::Skills;
 use crate::skill::Skill;
-use crate::skill::files_beside;
 
 use super::digests::Digests;
 use super::files;

@@ -23,14 +23,18 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::agent::script::{RUN_SKILL_SCRIPT, Scripts};
-use crate::agent::{
-    ACTIVATE_SKILL, AgentDefinition, AgentPath, Approval, DEFAULT_SEARCH_LIMIT, Decision, Host,
-    InputKind, MAX_SEARCH_LIMIT, ToolRequest, ToolScope, ToolSet, run_tool, search_wanted,
-};
 use crate::catalog::{Catalog, Snapshot};
-use crate::llm::{ToolCall, ToolDefinition};
+use crate::dispatch::activate::ACTIVATE_SKILL;
+use crate::dispatch::approval::{AgentPath, Approval, Decision, InputKind, ToolRequest};
+use crate::dispatch::script::{RUN_SKILL_SCRIPT, Scripts};
+use crate::dispatch::search_skills::{
+    DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, wanted as search_wanted,
+};
+use crate::dispatch::toolset::{Scope as ToolScope, ToolSet};
+use crate::dispatch::{self, Host, Ran};
+use crate::llm::ToolCall;
 use crate::skill::Skill;
+use crate::tool::ToolDefinition;
 
 use super::files::{self, Contents};
 use super::resources;
@@ -146,7 +150,21 @@ pub(super) async fn call(
         path: AgentPath::root(),
         scripts,
     };
-    Ok(match run_tool(tools, &found, &call, &host).await {
+    let result = match dispatch::run(tools, &found, &call, &host).await {
+        Ran::Done(result) => result,
+        // The server runs no sub-agents; its tool set offers none.
+        Ran::Agent(definition) => Err(format!(
+            "this server does not run sub-agents such as `{}`",
+            definition.name
+        )),
+        Ran::Own(name) => host.run_own(name, &call.input).await,
+        // The server has no model to run a forked skill (`context: fork`)
+        // on: it is activated in place, and the client's host decides how to
+        // run it (its frontmatter is in `SKILL.md`). It asks nothing, so
+        // there is nothing for the skill's `allowed-tools` to pre-approve.
+        Ran::Activated(activation) => Ok(activation.content),
+    };
+    Ok(match result {
         Ok(text) if request.name == LIST_SKILLS => {
             let skills = serde_json::from_str::<Value>(&text).unwrap_or_default();
             let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -175,12 +193,9 @@ impl Host for Server<'_> {
         &self.path
     }
 
-    fn agent(&self) -> Option<&str> {
-        None
-    }
-
-    fn session_id(&self) -> Option<&str> {
-        None
+    /// A server call has no agent and no conversation.
+    fn context(&self) -> crate::tool::ToolContext {
+        crate::tool::ToolContext::default()
     }
 
     fn decide(&self, _: &ToolRequest) -> Approval {
@@ -206,28 +221,8 @@ impl Host for Server<'_> {
         false
     }
 
-    fn grant(&self, _: &[String]) {}
-
     fn tool_timeout(&self) -> Duration {
         self.timeout
-    }
-
-    async fn delegate(
-        &self,
-        definition: &Arc<AgentDefinition>,
-        _: &Value,
-    ) -> Result<String, String> {
-        Err(format!(
-            "this server does not run sub-agents such as `{}`",
-            definition.name
-        ))
-    }
-
-    /// The server has no model to run a forked skill (`context: fork`) on:
-    /// it is activated in place, and the client's host decides how to run it
-    /// (its frontmatter is in `SKILL.md`).
-    async fn fork(&self, _: &Arc<Skill>, _: &str) -> Option<Result<String, String>> {
-        None
     }
 
     fn scripts(&self) -> Option<&Scripts> {
@@ -237,7 +232,10 @@ impl Host for Server<'_> {
     fn catalog(&self) -> &Catalog {
         self.catalog
     }
+}
 
+impl Server<'_> {
+    /// Runs one of the server's own tools (`list_skills`, `read_skill_file`).
     async fn run_own(&self, name: &str, input: &Value) -> Result<String, String> {
         match name {
             LIST_SKILLS => Ok(list_skills(self.catalog, self.snapshot, self.tools, input).await),

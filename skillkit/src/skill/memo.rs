@@ -24,10 +24,6 @@ use skillkit_parser::layout::{Fingerprint, Stamp};
 /// The most bytes of bodies kept.
 const BODY_BYTES: usize = 4 << 20;
 
-/// The most folder listings kept.
-#[cfg(any(feature = "agent", feature = "mcp"))]
-const LISTINGS: usize = 1024;
-
 /// A value read from the files and folders whose fingerprints it keeps.
 struct Entry<V> {
     /// Shared, so a lookup takes them out of the lock without a copy.
@@ -57,13 +53,8 @@ struct State<V> {
 /// Bodies of `SKILL.md` files, by path, weighed by their bytes.
 pub(crate) static BODIES: LazyLock<Memo<Arc<str>>> = LazyLock::new(|| Memo::new(BODY_BYTES));
 
-/// The files beside a skill, by its folder, each listing weighing one.
-#[cfg(any(feature = "agent", feature = "mcp"))]
-pub(crate) static LISTINGS_BESIDE: LazyLock<Memo<Arc<super::files::Beside>>> =
-    LazyLock::new(|| Memo::new(LISTINGS));
-
 impl<V: Clone> Memo<V> {
-    fn new(budget: usize) -> Memo<V> {
+    pub(crate) fn new(budget: usize) -> Memo<V> {
         Memo {
             state: Mutex::new(State {
                 entries: HashMap::new(),

@@ -2,6 +2,8 @@
 //! SkillKit's (`$ARGUMENTS`, `$N`, `$SKILL_DIR`, `$SESSION_ID`) and Claude
 //! Code's (`${CLAUDE_SKILL_DIR}`, `${CLAUDE_SESSION_ID}`), one token per value.
 
+use std::ops::Range;
+
 /// Skill arguments: the text as given, and its words split like a shell does
 /// (single and double quotes group words; an unclosed quote runs to the end).
 ///
@@ -153,8 +155,22 @@ pub(crate) enum Piece<'a> {
     /// Text the skill's author wrote: its tokens are substituted.
     Template(&'a str),
     /// Text from elsewhere: inserted unchanged.
-    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     Inert(&'a str),
+}
+
+/// `body` cut into its template text and `outputs` (the spans of its
+/// `` !`command` `` lines, in order, with what each printed), which take
+/// those spans' places as inert text.
+pub(crate) fn pieces<'a>(body: &'a str, outputs: &'a [(Range<usize>, String)]) -> Vec<Piece<'a>> {
+    let mut pieces = Vec::with_capacity(outputs.len() * 2 + 1);
+    let mut last = 0;
+    for (span, output) in outputs {
+        pieces.push(Piece::Template(&body[last..span.start]));
+        pieces.push(Piece::Inert(output));
+        last = span.end;
+    }
+    pieces.push(Piece::Template(&body[last..]));
+    pieces
 }
 
 pub(super) fn render(

@@ -232,7 +232,7 @@ pub(crate) fn served_tool_span(
 }
 
 /// Marks `span` failed with `kind` (`error.type`, and the OTel status).
-#[cfg(feature = "agent")]
+#[cfg(any(feature = "agent", feature = "mcp"))]
 pub(crate) fn fail(span: &tracing::Span, kind: &str) {
     span.record(attr::ERROR_TYPE, kind);
     span.record("otel.status_code", "ERROR");

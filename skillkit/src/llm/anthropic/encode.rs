@@ -2,11 +2,11 @@
 
 use serde_json::Value;
 
-use crate::llm::ToolDefinition;
 use crate::llm::anthropic::wire::{
     CacheControl, ContentBlockParam, MessageParam, MessagesRequest, Role, Tool,
 };
 use crate::llm::{Message, Options};
+use crate::tool::ToolDefinition;
 
 /// The request body for `model` with `messages`, `tools` and `options`
 /// (already merged with the adapter's defaults, so `max_tokens` is set).

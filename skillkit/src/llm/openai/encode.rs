@@ -1,12 +1,12 @@
 //! SkillKit messages → the chat completions request body.
 
-use crate::llm::ToolDefinition;
 use crate::llm::openai::MaxTokensField;
 use crate::llm::openai::wire::{
     ChatMessage, ChatRequest, ChatTool, FunctionCall, FunctionDefinition, StreamOptions,
     ToolCallParam,
 };
 use crate::llm::{Message, Options};
+use crate::tool::ToolDefinition;
 
 /// How the encoder fills the fields that differ between servers.
 pub(crate) struct Dialect {

@@ -4,7 +4,7 @@
 //! skill's own (see [`Folder`]).
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Duration;
 
@@ -265,7 +265,7 @@ fn relative(prefix: &str, uri: &str) -> Result<PathBuf, String> {
     let path = percent_encoding::percent_decode_str(path)
         .decode_utf8()
         .map_err(|_| "its path is not UTF-8".to_owned())?;
-    crate::skill::relative_path(&path)
+    relative_path(&path)
 }
 
 /// Writes `files` (paths inside the folder, bytes) as the folder `dir`:
@@ -324,6 +324,41 @@ fn content_uri(content: &ResourceContents) -> &str {
         | ResourceContents::BlobResourceContents { uri, .. } => uri,
         _ => "",
     }
+}
+
+/// `path` (a file of a skill that is not on disk yet, such as one an MCP
+/// server lists) as a path relative to the skill's folder, if it stays
+/// inside the folder and is not hidden: every component a plain name not
+/// starting with `.` (so no `..`, no `.`, nothing absolute); else what is
+/// wrong. The rule the tool path keeps for files that exist.
+fn relative_path(path: &str) -> Result<PathBuf, String> {
+    if path.is_empty() {
+        return Err("the path is empty".to_owned());
+    }
+    let mut relative = PathBuf::new();
+    for component in Path::new(path).components() {
+        match component {
+            Component::Normal(name) if !name.to_string_lossy().starts_with('.') => {
+                relative.push(name)
+            }
+            Component::Normal(_) | Component::CurDir => {
+                return Err(format!(
+                    "`{path}` is or leads to a hidden file or folder, which is not used"
+                ));
+            }
+            Component::ParentDir => {
+                return Err(format!(
+                    "`{path}` leads outside the skill's folder; only files inside it can be used"
+                ));
+            }
+            Component::Prefix(_) | Component::RootDir => {
+                return Err(format!(
+                    "`{path}` is absolute; give a path relative to the skill's folder"
+                ));
+            }
+        }
+    }
+    Ok(relative)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! property missing, a property of the wrong type), said so the model can
 //! fix its next call.
 
+use crate::tool::ToolDefinition;
 use serde_json::Value;
 
 /// `None` when `input` fits `schema`; else what is wrong, for the model.
@@ -71,6 +72,35 @@ fn kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// The characters of `tools`' definitions.
+pub(crate) fn tools_chars(tools: &[ToolDefinition]) -> usize {
+    tools
+        .iter()
+        .map(|tool| tool.name.len() + tool.description.len() + json_len(&tool.input_schema))
+        .sum()
+}
+
+/// About the length of `value` written as JSON, without writing it (the
+/// estimate runs before every request).
+pub(crate) fn json_len(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => match n.as_u64() {
+            Some(n) => n.checked_ilog10().unwrap_or(0) as usize + 1,
+            None => 10,
+        },
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|v| json_len(v) + 1).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(key, v)| key.len() + 4 + json_len(v))
+                .sum::<usize>()
+        }
     }
 }
 

@@ -8,9 +8,10 @@
 
 use serde_json::{Value, json};
 
-use crate::llm::ToolDefinition;
+use crate::tool::ToolDefinition;
 
 /// The name of the tool that calls an executable skill by name.
+#[cfg_attr(not(feature = "agent"), allow(unreachable_pub))]
 pub const CALL_SKILL: &str = "call_skill";
 
 /// The definition of `call_skill`.

@@ -267,7 +267,7 @@ pub(super) mod linux {
 
     /// What the child process puts up before the interpreter starts, built
     /// in the parent (nothing is allocated after the fork).
-    pub(in crate::agent::script) struct Child {
+    pub(in crate::dispatch::script) struct Child {
         namespaces: Option<namespaces::Namespaces>,
         landlock: Option<::landlock::RulesetCreated>,
         seccomp: Option<seccompiler::BpfProgram>,
@@ -308,7 +308,7 @@ pub(super) mod linux {
         /// With namespaces, the child forks again: the process that returns
         /// is the first of the new PID namespace, and the one that called
         /// waits for it and exits as it does (see `namespaces.rs`).
-        pub(in crate::agent::script) fn enter(&mut self) -> io::Result<()> {
+        pub(in crate::dispatch::script) fn enter(&mut self) -> io::Result<()> {
             if let Some(namespaces) = &self.namespaces {
                 namespaces.enter()?;
             }
@@ -328,7 +328,7 @@ pub(super) mod linux {
         }
 
         /// Whether the script runs in a PID namespace of its own.
-        pub(in crate::agent::script) fn has_namespaces(&self) -> bool {
+        pub(in crate::dispatch::script) fn has_namespaces(&self) -> bool {
             self.namespaces.is_some()
         }
     }

@@ -9,11 +9,13 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::agent::search_skills::SEARCH_SKILLS;
-use crate::llm::ToolDefinition;
-use crate::skill::{Skill, files_beside};
+use crate::dispatch::files::files_beside;
+use crate::dispatch::search_skills::SEARCH_SKILLS;
+use crate::skill::Skill;
+use crate::tool::ToolDefinition;
 
 /// The name of the tool that activates knowledge skills.
+#[cfg_attr(not(feature = "agent"), allow(unreachable_pub))]
 pub const ACTIVATE_SKILL: &str = "activate_skill";
 
 /// The most file names listed beside an activated skill.

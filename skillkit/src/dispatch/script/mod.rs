@@ -53,13 +53,13 @@ mod run;
 mod sandbox;
 pub(crate) mod tool;
 
-pub(crate) use dynamic::{expand, pieces};
+pub(crate) use dynamic::expand;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::agent::{Approval, ApprovalPolicy};
+use crate::dispatch::approval::{Approval, ApprovalPolicy};
 
 pub use run::{Captured, Ending, ScriptError, ScriptOutput, run_script};
 pub use sandbox::{Layer, Sandbox};
@@ -97,7 +97,7 @@ pub const DEFAULT_HIDDEN: &[&str] = &[
 ///
 /// ```
 /// use std::time::Duration;
-/// use skillkit::agent::ApprovalPolicy;
+/// use skillkit::approval::ApprovalPolicy;
 /// use skillkit::script::ScriptOptions;
 ///
 /// let options = ScriptOptions::new()
@@ -198,7 +198,7 @@ impl ScriptOptions {
     /// stricter verdict wins. The default asks every call.
     ///
     /// ```
-    /// use skillkit::agent::{Approval, ApprovalPolicy};
+    /// use skillkit::approval::{Approval, ApprovalPolicy};
     /// let options = skillkit::script::ScriptOptions::new()
     ///     .approval(ApprovalPolicy::new(|call| match call.input["skill"].as_str() {
     ///         Some("pdf:fill") => Approval::Allow,

@@ -18,25 +18,26 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
-use crate::agent::TrustPolicy;
-use crate::agent::activate::{self, ACTIVATE_SKILL, Activatable, Hint};
-use crate::agent::call_skill::{self, CALL_SKILL};
-use crate::agent::listing::{self, Bounded};
-use crate::agent::names::WireNames;
-use crate::agent::script::RUN_SKILL_SCRIPT;
-use crate::agent::search_skills::{self, SEARCH_SKILLS};
 use crate::agent_definition::AgentDefinition;
 use crate::catalog::Snapshot;
+use crate::dispatch::activate::{self, ACTIVATE_SKILL, Activatable, Hint};
+use crate::dispatch::call_skill::{self, CALL_SKILL};
+use crate::dispatch::listing::{self, Bounded};
+use crate::dispatch::names::WireNames;
+use crate::dispatch::script::RUN_SKILL_SCRIPT;
+use crate::dispatch::search_skills::{self, SEARCH_SKILLS};
+use crate::dispatch::trust::TrustPolicy;
 use crate::kit::Skills;
-use crate::llm::ToolDefinition;
 use crate::skill::{Metadata, Skill};
 use crate::tool::Tool;
+use crate::tool::ToolDefinition;
 
 /// The prefix of sub-agent tools' full names (`agent:files:summarize`, sent
 /// as `agent_files_summarize`).
 const AGENT_PREFIX: &str = "agent:";
 
 /// Whose tools a set holds.
+#[cfg_attr(not(feature = "agent"), allow(dead_code))]
 pub(crate) enum Scope<'a> {
     /// An agent's: the skills and sub-agents its definition allows;
     /// `activate_skill` reaches the knowledge skills, all listed in the
@@ -49,7 +50,7 @@ pub(crate) enum Scope<'a> {
         scripts: bool,
         /// The tools of the agent's MCP servers this turn.
         #[cfg(feature = "mcp-client")]
-        mcp: &'a [crate::agent::mcp::ServerTools],
+        mcp: &'a [crate::dispatch::mcp::ServerTools],
         /// The listing's budget, in characters: past it, the system prompt
         /// lists some skills ([`Bounded`]) and `search_skills` is offered.
         budget: usize,
@@ -87,7 +88,7 @@ pub(crate) enum Target {
     Script,
     /// A tool of an MCP server.
     #[cfg(feature = "mcp-client")]
-    Mcp(crate::agent::mcp::McpTool),
+    Mcp(crate::dispatch::mcp::McpTool),
     /// `search_skills`: the skills `activate_skill` reaches, searched.
     Search,
     /// `call_skill`: an executable skill not offered as a tool of its own.
@@ -120,6 +121,7 @@ pub(crate) struct ToolSet {
     pub(crate) definitions: Arc<[ToolDefinition]>,
     /// About the characters `definitions` take in a request (for the
     /// compaction's estimate, made once per set).
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     pub(crate) definitions_chars: usize,
     /// The full name of each of `definitions`, in the same order.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
@@ -139,9 +141,11 @@ pub(crate) struct ToolSet {
     pub(crate) untrusted: HashSet<String>,
     /// An agent's system prompt: the definition's, then the skills block
     /// (when they all fit in the listing's budget).
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     pub(crate) system: String,
     /// An agent's listing when the skills do not all fit in its budget: the
     /// system prompt is then made for each turn from this.
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     pub(crate) listing: Option<Arc<Bounded>>,
 }
 
@@ -309,7 +313,7 @@ impl ToolSet {
                         );
                     }
                     if *scripts {
-                        let def = crate::agent::script::tool::definition();
+                        let def = crate::dispatch::script::tool::definition();
                         add(RUN_SKILL_SCRIPT.to_owned(), Target::Script, def);
                     }
                 }
@@ -333,7 +337,7 @@ impl ToolSet {
                 let def = activate::definition(None);
                 add(ACTIVATE_SKILL.to_owned(), Target::Activate, def);
                 if *scripts {
-                    let def = crate::agent::script::tool::definition();
+                    let def = crate::dispatch::script::tool::definition();
                     add(RUN_SKILL_SCRIPT.to_owned(), Target::Script, def);
                 }
                 (
@@ -354,7 +358,7 @@ impl ToolSet {
         ToolSet {
             names,
             targets,
-            definitions_chars: crate::agent::context::tools_chars(&definitions),
+            definitions_chars: crate::dispatch::schema::tools_chars(&definitions),
             definitions: definitions.into(),
             full_names: full_names.into(),
             activatable,
@@ -392,6 +396,7 @@ impl ToolSet {
     }
 
     /// The wire names the model may call, for an "unknown tool" result.
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
     pub(crate) fn wire_names(&self) -> Vec<&str> {
         self.definitions.iter().map(|d| d.name.as_str()).collect()
     }

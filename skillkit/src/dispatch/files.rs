@@ -4,16 +4,12 @@
 //! through `..` or a symlink).
 
 use std::path::{Component, Path, PathBuf};
-#[cfg(any(feature = "mcp", feature = "agent"))]
-use std::sync::Arc;
-#[cfg(any(feature = "mcp", feature = "agent"))]
+use std::sync::{Arc, LazyLock};
 use std::time::SystemTime;
 
-#[cfg(any(feature = "mcp", feature = "agent"))]
 use skillkit_parser::layout::{Fingerprint, Stamp};
 
-#[cfg(any(feature = "mcp", feature = "agent"))]
-use super::memo;
+use crate::skill::memo::Memo;
 
 /// The file at `path` (as a client wrote it, relative to `dir`), canonical,
 /// if it lies inside `dir` and is not hidden; else what is wrong, said so the
@@ -24,7 +20,6 @@ use super::memo;
 /// followed), then the resolved file must lie inside the resolved folder and
 /// no component of its path below that folder may start with `.`, so a link
 /// `env.txt -> .env` is refused as `.env` itself is.
-#[cfg(any(feature = "mcp", feature = "agent"))]
 pub(crate) fn resolve_file(dir: &Path, path: &str) -> Result<PathBuf, String> {
     let target = resolve(dir, path)?;
     if target.is_dir() {
@@ -46,45 +41,8 @@ pub(crate) fn resolve_folder(dir: &Path, path: &str) -> Result<PathBuf, String> 
     Ok(target)
 }
 
-/// `path` (a file of a skill that is not on disk yet, such as one an MCP
-/// server lists) as a path relative to the skill's folder, if it stays
-/// inside the folder and is not hidden: every component a plain name not
-/// starting with `.` (so no `..`, no `.`, nothing absolute); else what is
-/// wrong. The rule [`resolve_file`] keeps for files that exist.
-#[cfg(feature = "mcp-client")]
-pub(crate) fn relative_path(path: &str) -> Result<PathBuf, String> {
-    if path.is_empty() {
-        return Err("the path is empty".to_owned());
-    }
-    let mut relative = PathBuf::new();
-    for component in Path::new(path).components() {
-        match component {
-            Component::Normal(name) if !name.to_string_lossy().starts_with('.') => {
-                relative.push(name)
-            }
-            Component::Normal(_) | Component::CurDir => {
-                return Err(format!(
-                    "`{path}` is or leads to a hidden file or folder, which is not used"
-                ));
-            }
-            Component::ParentDir => {
-                return Err(format!(
-                    "`{path}` leads outside the skill's folder; only files inside it can be used"
-                ));
-            }
-            Component::Prefix(_) | Component::RootDir => {
-                return Err(format!(
-                    "`{path}` is absolute; give a path relative to the skill's folder"
-                ));
-            }
-        }
-    }
-    Ok(relative)
-}
-
 /// The file or folder at `path` inside `dir`, canonical, if it lies inside
 /// `dir` and is not hidden.
-#[cfg(any(feature = "mcp", feature = "agent"))]
 fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
     if path.is_empty() {
         return Err(
@@ -126,7 +84,7 @@ fn resolve(dir: &Path, path: &str) -> Result<PathBuf, String> {
     Ok(target)
 }
 
-#[cfg(all(test, any(feature = "mcp", feature = "agent")))]
+#[cfg(test)]
 mod tests {
     use super::resolve_file as resolve;
     use std::path::PathBuf;
@@ -206,15 +164,18 @@ mod tests {
 
 /// The most files read beside a skill: past it, its listing is not whole
 /// (the MCP server then serves its files as `"dynamic"`).
-#[cfg(any(feature = "mcp", feature = "agent"))]
+/// The files beside a skill, by its folder, each listing weighing one.
+static LISTINGS_BESIDE: LazyLock<Memo<Arc<Beside>>> = LazyLock::new(|| Memo::new(LISTINGS));
+
+/// The most folder listings kept.
+const LISTINGS: usize = 1024;
+
 pub(crate) const MAX_FILES_BESIDE: usize = 1000;
 /// How many folders deep the files beside a skill are read.
-#[cfg(any(feature = "mcp", feature = "agent"))]
 const MAX_DEPTH_BESIDE: usize = 8;
 
 /// The files beside a skill's `SKILL.md`, and whether that is all of them.
 #[derive(Debug, Default, PartialEq, Eq)]
-#[cfg_attr(not(any(feature = "mcp", feature = "agent")), allow(dead_code))]
 pub(crate) struct Beside {
     /// Paths relative to the skill's folder, sorted; hidden entries skipped.
     pub(crate) files: Vec<String>,
@@ -223,7 +184,6 @@ pub(crate) struct Beside {
     pub(crate) whole: bool,
 }
 
-#[cfg(any(feature = "mcp", feature = "agent"))]
 /// The files under `dir` other than `SKILL.md` ([`Beside`]): at most
 /// [`MAX_FILES_BESIDE`], from at most [`MAX_DEPTH_BESIDE`] folders down. The
 /// listing of an earlier call is reused while every folder it read has the
@@ -275,7 +235,7 @@ pub(crate) fn files_beside(dir: &Path) -> Arc<Beside> {
             }
         }
     }
-    if let Some(beside) = memo::LISTINGS_BESIDE.get(dir) {
+    if let Some(beside) = LISTINGS_BESIDE.get(dir) {
         return beside;
     }
     let mut out = Beside {
@@ -287,11 +247,11 @@ pub(crate) fn files_beside(dir: &Path) -> Arc<Beside> {
     // later mtime.
     walk(dir, dir, 0, &mut out, &mut proofs, SystemTime::now());
     let beside = Arc::new(out);
-    memo::LISTINGS_BESIDE.keep(&Arc::from(dir), proofs, Arc::clone(&beside), 1);
+    LISTINGS_BESIDE.keep(&Arc::from(dir), proofs, Arc::clone(&beside), 1);
     beside
 }
 
-#[cfg(all(test, any(feature = "mcp", feature = "agent")))]
+#[cfg(test)]
 mod beside_tests {
     use super::*;
     use crate::skill::memo::tests::{age, skill};
@@ -307,19 +267,16 @@ mod beside_tests {
         age(&root.join("scripts"));
         age(&root);
         assert_eq!(files_beside(&root).files, ["scripts/run.py"]);
-        assert!(
-            crate::skill::memo::LISTINGS_BESIDE.get(&root).is_some(),
-            "kept"
-        );
+        assert!(super::LISTINGS_BESIDE.get(&root).is_some(), "kept");
         // A file added to the sub-folder changes that folder's stamp only.
         fs::write(root.join("scripts/new.py"), "").unwrap();
-        assert_eq!(crate::skill::memo::LISTINGS_BESIDE.get(&root), None);
+        assert_eq!(super::LISTINGS_BESIDE.get(&root), None);
         assert_eq!(
             files_beside(&root).files,
             ["scripts/new.py", "scripts/run.py"]
         );
         // Just changed: not kept, so a second change is seen too.
-        assert_eq!(crate::skill::memo::LISTINGS_BESIDE.get(&root), None);
+        assert_eq!(super::LISTINGS_BESIDE.get(&root), None);
         fs::remove_file(root.join("scripts/run.py")).unwrap();
         assert_eq!(files_beside(&root).files, ["scripts/new.py"]);
     }

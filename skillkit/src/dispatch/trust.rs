@@ -21,12 +21,12 @@ pub const MAX_TRUSTED_BYTES: u64 = 64 * 1024 * 1024;
 /// Which kits' skills may pre-approve tools: while a skill whose
 /// frontmatter lists `allowed-tools` is active in a conversation (the model
 /// activated it), calls to those tools skip the approval policy's
-/// [`Ask`](crate::agent::Approval::Ask), but only when its kit is trusted. The default
+/// [`Ask`](crate::dispatch::approval::Approval::Ask), but only when its kit is trusted. The default
 /// trusts by [`Origin`](crate::Origin): kits the application chose and the
 /// user's own folder, not a project's discovered folders, imports or stores.
 ///
 /// ```
-/// use skillkit::agent::TrustPolicy;
+/// use skillkit::trust::TrustPolicy;
 /// use skillkit::{Kit, Origin};
 /// let default = TrustPolicy::default();
 /// assert!(default.trusts(&Kit::new("app")));
@@ -42,7 +42,7 @@ impl TrustPolicy {
     /// A policy from a function of the kit.
     ///
     /// ```
-    /// let nobody = skillkit::agent::TrustPolicy::new(|_| false);
+    /// let nobody = skillkit::trust::TrustPolicy::new(|_| false);
     /// assert!(!nobody.trusts(&skillkit::Kit::new("k")));
     /// ```
     pub fn new(trusts: impl Fn(&Kit) -> bool + Send + Sync + 'static) -> Self {
@@ -52,7 +52,7 @@ impl TrustPolicy {
     /// Whether the skills of `kit` may pre-approve tools.
     ///
     /// ```
-    /// assert!(skillkit::agent::TrustPolicy::default().trusts(&skillkit::Kit::new("k")));
+    /// assert!(skillkit::trust::TrustPolicy::default().trusts(&skillkit::Kit::new("k")));
     /// ```
     pub fn trusts(&self, kit: &Kit) -> bool {
         (self.0)(kit)
@@ -78,7 +78,7 @@ impl TrustPolicy {
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
-    /// use skillkit::agent::{TrustPolicy, TrustStore};
+    /// use skillkit::trust::{TrustPolicy, TrustStore};
     /// let store = TrustStore::open(dir.path().join("trust.json"));
     /// let policy = TrustPolicy::default().or_store(store);
     /// assert!(policy.trusts(&skillkit::Kit::new("app")));
@@ -109,7 +109,7 @@ fn kit_folder(kit: &Kit) -> Option<PathBuf> {
 /// # let kit = dir.path().join("kit");
 /// # std::fs::create_dir_all(kit.join("skills/a")).unwrap();
 /// # std::fs::write(kit.join("skills/a/SKILL.md"), "---\nname: a\ndescription: d\n---\n").unwrap();
-/// use skillkit::agent::TrustStore;
+/// use skillkit::trust::TrustStore;
 /// let store = TrustStore::open(dir.path().join("trust.json"));
 /// store.trust(&kit).unwrap();
 /// assert!(store.trusts(&kit));
@@ -134,7 +134,7 @@ impl TrustStore {
     /// The store kept in `file` (created when a folder is first trusted).
     ///
     /// ```
-    /// let store = skillkit::agent::TrustStore::open("/tmp/skillkit-trust.json");
+    /// let store = skillkit::trust::TrustStore::open("/tmp/skillkit-trust.json");
     /// assert!(store.file().ends_with("skillkit-trust.json"));
     /// ```
     pub fn open(file: impl Into<PathBuf>) -> TrustStore {
@@ -144,7 +144,7 @@ impl TrustStore {
     /// The file the store is kept in.
     ///
     /// ```
-    /// let store = skillkit::agent::TrustStore::open("trust.json");
+    /// let store = skillkit::trust::TrustStore::open("trust.json");
     /// assert_eq!(store.file(), std::path::Path::new("trust.json"));
     /// ```
     pub fn file(&self) -> &Path {
@@ -155,7 +155,7 @@ impl TrustStore {
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
-    /// let store = skillkit::agent::TrustStore::open(dir.path().join("trust.json"));
+    /// let store = skillkit::trust::TrustStore::open(dir.path().join("trust.json"));
     /// let digest = store.trust(dir.path()).unwrap();
     /// assert!(digest.starts_with("sha256:"));
     /// ```
@@ -172,7 +172,7 @@ impl TrustStore {
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
-    /// let store = skillkit::agent::TrustStore::open(dir.path().join("trust.json"));
+    /// let store = skillkit::trust::TrustStore::open(dir.path().join("trust.json"));
     /// store.trust(dir.path()).unwrap();
     /// assert!(store.revoke(dir.path()).unwrap());
     /// assert!(!store.revoke(dir.path()).unwrap());
@@ -191,7 +191,7 @@ impl TrustStore {
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
-    /// let store = skillkit::agent::TrustStore::open(dir.path().join("trust.json"));
+    /// let store = skillkit::trust::TrustStore::open(dir.path().join("trust.json"));
     /// assert!(store.list().unwrap().is_empty());
     /// ```
     pub fn list(&self) -> io::Result<Vec<Trusted>> {
@@ -206,7 +206,7 @@ impl TrustStore {
     /// with. A store that cannot be read trusts nothing.
     ///
     /// ```
-    /// let store = skillkit::agent::TrustStore::open("/no/such/trust.json");
+    /// let store = skillkit::trust::TrustStore::open("/no/such/trust.json");
     /// assert!(!store.trusts(std::path::Path::new("/")));
     /// ```
     pub fn trusts(&self, folder: &Path) -> bool {

@@ -12,15 +12,18 @@
 //! (the catalog's search), then the others in catalog order; a last line
 //! says how many more exist and to find them with `search_skills`.
 
+// The agent's: the tool path builds it with an agent's tool set.
+#![cfg_attr(not(feature = "agent"), allow(dead_code, unreachable_pub))]
+
 use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
-use crate::agent::activate::{ACTIVATE_SKILL, Activatable};
-use crate::agent::script::RUN_SKILL_SCRIPT;
-use crate::agent::search_skills::SEARCH_SKILLS;
+use crate::dispatch::activate::{ACTIVATE_SKILL, Activatable};
+use crate::dispatch::script::RUN_SKILL_SCRIPT;
+use crate::dispatch::search_skills::SEARCH_SKILLS;
 use crate::llm::Message;
 use crate::prompt::{CLOSE, OPEN, skill_entry};
 use crate::skill::Skill;

@@ -12,9 +12,8 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents, Tool};
 use serde_json::Value;
 
-use crate::agent::AgentError;
-use crate::llm::ToolDefinition;
 use crate::mcp_client::{Session, Status};
+use crate::tool::ToolDefinition;
 use crate::tool::ToolOutcome;
 
 /// What joins a server's prefix and its tool's name.
@@ -217,38 +216,6 @@ fn block_text(block: &ContentBlock) -> String {
         }
         other => serde_json::to_string(other).unwrap_or_default(),
     }
-}
-
-/// `servers`, their prefixes checked, each session started (connecting in
-/// the background).
-pub(crate) fn checked(
-    servers: &[McpServer],
-    max_output: usize,
-) -> Result<Vec<McpServer>, AgentError> {
-    let mut seen = std::collections::HashSet::new();
-    for server in servers {
-        let problem = match () {
-            () if !valid_prefix(&server.prefix) => {
-                "use 1 to 32 ASCII letters, digits, `-` or `_`, without `__`"
-            }
-            () if !seen.insert(server.prefix.as_str()) => "two servers have it; give each its own",
-            () => continue,
-        };
-        return Err(AgentError::McpPrefix {
-            prefix: server.prefix.escape_debug().to_string(),
-            problem: problem.to_owned(),
-        });
-    }
-    for server in servers {
-        server.session.start();
-    }
-    Ok(servers
-        .iter()
-        .map(|server| McpServer {
-            max_output,
-            ..server.clone()
-        })
-        .collect())
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 
 use super::{Scripts, run_script};
-use crate::llm::ToolDefinition;
 use crate::skill::Skill;
+use crate::tool::ToolDefinition;
 
 /// The name of the tool that runs a skill's scripts.
 pub const RUN_SKILL_SCRIPT: &str = "run_skill_script";

@@ -15,8 +15,9 @@ use std::ops::Range;
 use serde_json::{Value, json};
 
 use super::{RUN_SKILL_SCRIPT, Scripts, run::run_program};
-use crate::agent::{Approval, Decision, Host, InputKind, ToolRequest};
-use crate::skill::{Piece, Skill};
+use crate::dispatch::Host;
+use crate::dispatch::approval::{Approval, Decision, InputKind, ToolRequest};
+use crate::skill::Skill;
 
 /// The `` !`command` `` spans of `body`: (start, end, command), a command
 /// being non-empty and on one line.
@@ -47,7 +48,7 @@ fn commands(body: &str) -> Vec<(usize, usize, &str)> {
 ///
 /// Only the author's text is scanned, so a command can come only from the
 /// file: arguments, session ids and paths are substituted later, in the
-/// text around these outputs ([`pieces`]).
+/// text around these outputs (`Skill::activate_with`).
 pub(crate) async fn expand(
     body: &str,
     skill: &Skill,
@@ -62,20 +63,6 @@ pub(crate) async fn expand(
         outputs.push((start..end, output));
     }
     outputs
-}
-
-/// `body` cut into the author's text and the `outputs` of [`expand`] that
-/// replace its commands, ready to render.
-pub(crate) fn pieces<'a>(body: &'a str, outputs: &'a [(Range<usize>, String)]) -> Vec<Piece<'a>> {
-    let mut pieces = Vec::with_capacity(outputs.len() * 2 + 1);
-    let mut last = 0;
-    for (span, output) in outputs {
-        pieces.push(Piece::Template(&body[last..span.start]));
-        pieces.push(Piece::Inert(output));
-        last = span.end;
-    }
-    pieces.push(Piece::Template(&body[last..]));
-    pieces
 }
 
 async fn run_one(

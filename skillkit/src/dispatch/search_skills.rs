@@ -4,16 +4,19 @@
 
 use serde_json::{Value, json};
 
-use crate::llm::ToolDefinition;
 use crate::search::SearchHit;
+use crate::tool::ToolDefinition;
 
 /// The name of the tool that searches the skills an agent may activate.
+#[cfg_attr(not(feature = "agent"), allow(unreachable_pub))]
 pub const SEARCH_SKILLS: &str = "search_skills";
 
 /// How many hits `search_skills` returns when the call gives no `limit`.
+#[cfg_attr(not(feature = "agent"), allow(unreachable_pub))]
 pub const DEFAULT_SEARCH_LIMIT: usize = 10;
 
 /// The most hits one `search_skills` call returns.
+#[cfg_attr(not(feature = "agent"), allow(unreachable_pub))]
 pub const MAX_SEARCH_LIMIT: usize = 50;
 
 /// The definition of `search_skills`.

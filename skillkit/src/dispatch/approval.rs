@@ -1,17 +1,19 @@
-//! Human in the loop: the approval policy that decides each tool call, and the
-//! [`Decision`] a caller answers a waiting call with.
+//! Human in the loop: the approval policy that decides each tool call, the
+//! [`ToolRequest`] it decides on (from the agent at an [`AgentPath`]), why a
+//! call waits ([`InputKind`]), and the [`Decision`] a caller answers a
+//! waiting call with. The agent and the MCP server's scripts share them.
 
 use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::agent::AgentPath;
+use serde::{Serialize, Serializer};
 
 /// A tool call about to run, as the approval policy sees it.
 ///
 /// ```
-/// use skillkit::agent::{AgentPath, ToolRequest};
+/// use skillkit::approval::{AgentPath, ToolRequest};
 /// let request = ToolRequest {
 ///     agent: AgentPath::root(),
 ///     call_id: "call_1".into(),
@@ -35,7 +37,7 @@ pub struct ToolRequest {
 /// What the approval policy says of one tool call.
 ///
 /// ```
-/// use skillkit::agent::Approval;
+/// use skillkit::approval::Approval;
 /// let verdict = Approval::deny("deleting files is not allowed here");
 /// assert!(matches!(verdict, Approval::Deny(reason) if reason.contains("deleting")));
 /// ```
@@ -54,7 +56,7 @@ impl Approval {
     /// A denial with `reason`.
     ///
     /// ```
-    /// assert_eq!(skillkit::agent::Approval::deny("no"), skillkit::agent::Approval::Deny("no".into()));
+    /// assert_eq!(skillkit::approval::Approval::deny("no"), skillkit::approval::Approval::Deny("no".into()));
     /// ```
     pub fn deny(reason: impl Into<String>) -> Self {
         Approval::Deny(reason.into())
@@ -64,7 +66,7 @@ impl Approval {
     /// allowance (the first denial's reason is kept).
     ///
     /// ```
-    /// use skillkit::agent::Approval;
+    /// use skillkit::approval::Approval;
     /// assert_eq!(Approval::Allow.stricter(Approval::Ask), Approval::Ask);
     /// assert_eq!(Approval::Ask.stricter(Approval::deny("no")), Approval::deny("no"));
     /// ```
@@ -80,7 +82,7 @@ impl Approval {
 /// Decides every tool call before it runs. The default allows all.
 ///
 /// ```
-/// use skillkit::agent::{Approval, ApprovalPolicy};
+/// use skillkit::approval::{Approval, ApprovalPolicy};
 /// let policy = ApprovalPolicy::new(|call| match call.name.as_str() {
 ///     "files:delete" => Approval::Ask,
 ///     _ => Approval::Allow,
@@ -94,7 +96,7 @@ impl ApprovalPolicy {
     /// A policy from a function of the call.
     ///
     /// ```
-    /// let deny_all = skillkit::agent::ApprovalPolicy::new(|_| skillkit::agent::Approval::deny("read-only session"));
+    /// let deny_all = skillkit::approval::ApprovalPolicy::new(|_| skillkit::approval::Approval::deny("read-only session"));
     /// # let _ = deny_all;
     /// ```
     pub fn new(decide: impl Fn(&ToolRequest) -> Approval + Send + Sync + 'static) -> Self {
@@ -104,7 +106,7 @@ impl ApprovalPolicy {
     /// Allows every call.
     ///
     /// ```
-    /// let policy = skillkit::agent::ApprovalPolicy::allow_all();
+    /// let policy = skillkit::approval::ApprovalPolicy::allow_all();
     /// # let _ = policy;
     /// ```
     pub fn allow_all() -> Self {
@@ -139,7 +141,7 @@ impl fmt::Debug for ApprovalPolicy {
 /// the model sees the reason.
 ///
 /// ```
-/// use skillkit::agent::Decision;
+/// use skillkit::approval::Decision;
 /// let answers = [Decision::Approve, Decision::deny("not now"), Decision::Answer(serde_json::json!({"choice": 2}))];
 /// assert_eq!(answers.len(), 3);
 /// ```
@@ -161,11 +163,112 @@ impl Decision {
     /// A denial with `reason`.
     ///
     /// ```
-    /// assert!(matches!(skillkit::agent::Decision::deny("no"), skillkit::agent::Decision::Deny { .. }));
+    /// assert!(matches!(skillkit::approval::Decision::deny("no"), skillkit::approval::Decision::Deny { .. }));
     /// ```
     pub fn deny(reason: impl Into<String>) -> Self {
         Decision::Deny {
             reason: reason.into(),
         }
     }
+}
+
+/// Which agent an event comes from: the root agent (an empty path), or a
+/// sub-agent by the names of the agents that delegated to it
+/// (`files:summarize`, then `files:summarize/notes:editor` one level down).
+///
+/// ```
+/// let root = skillkit::approval::AgentPath::root();
+/// let child = root.child("files:summarize");
+/// assert!(root.is_root());
+/// assert_eq!(child.to_string(), "files:summarize");
+/// assert_eq!(child.child("notes:editor").depth(), 2);
+/// ```
+///
+/// Serialised as the list of names (`[]` for the root).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct AgentPath(Arc<[String]>);
+
+impl Serialize for AgentPath {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.names().serialize(serializer)
+    }
+}
+
+impl AgentPath {
+    /// The root agent.
+    ///
+    /// ```
+    /// assert_eq!(skillkit::approval::AgentPath::root().depth(), 0);
+    /// ```
+    pub fn root() -> Self {
+        AgentPath::default()
+    }
+
+    /// The path of sub-agent `name` called by this agent.
+    ///
+    /// ```
+    /// let path = skillkit::approval::AgentPath::root().child("a:b");
+    /// assert_eq!(path.names(), ["a:b"]);
+    /// ```
+    pub fn child(&self, name: &str) -> Self {
+        let mut names = self.0.to_vec();
+        names.push(name.to_owned());
+        AgentPath(names.into())
+    }
+
+    /// Whether this is the root agent.
+    ///
+    /// ```
+    /// assert!(!skillkit::approval::AgentPath::root().child("a:b").is_root());
+    /// ```
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many delegations deep the agent runs (0 for the root).
+    ///
+    /// ```
+    /// assert_eq!(skillkit::approval::AgentPath::root().child("a:b").depth(), 1);
+    /// ```
+    pub fn depth(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The names of the sub-agents, outermost first.
+    ///
+    /// ```
+    /// assert!(skillkit::approval::AgentPath::root().names().is_empty());
+    /// ```
+    pub fn names(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl fmt::Display for AgentPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.is_root() {
+            true => f.write_str("root"),
+            false => f.write_str(&self.0.join("/")),
+        }
+    }
+}
+
+/// Why a tool call waits for the caller.
+///
+/// ```
+/// let kind = skillkit::approval::InputKind::Pending { state: serde_json::json!({"confirm": "delete?"}) };
+/// assert!(matches!(kind, skillkit::approval::InputKind::Pending { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InputKind {
+    /// The approval policy asks whether the call may run.
+    Approval,
+    /// The tool returned [`ToolOutcome::Pending`](crate::ToolOutcome::Pending)
+    /// with this state; the decision goes to its `resume`.
+    Pending {
+        /// The state the tool kept.
+        state: Value,
+    },
 }

@@ -127,7 +127,7 @@ impl fmt::Display for ScriptOutput {
 /// Runs `script` (a path relative to `skill_dir`) with `args` and `stdin`,
 /// in working folder `work`, under `options`: the folder's path rule, the
 /// interpreter, the environment, the limits and the sandbox described in
-/// [the module](crate::agent::script). `Err` when it could not be started.
+/// [the module](crate::dispatch::script). `Err` when it could not be started.
 ///
 /// ```no_run
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -154,7 +154,7 @@ pub async fn run_script(
     work: &Path,
     options: &ScriptOptions,
 ) -> Result<ScriptOutput, ScriptError> {
-    let path = crate::skill::resolve_file(skill_dir, script).map_err(ScriptError)?;
+    let path = crate::dispatch::files::resolve_file(skill_dir, script).map_err(ScriptError)?;
     let interpreter = super::interpreter::pick(&path, script).map_err(ScriptError)?;
     let mut argv: Vec<OsString> = vec![path.into_os_string()];
     argv.extend(args.iter().map(OsString::from));
@@ -212,8 +212,8 @@ mod unix {
     use tokio::sync::Notify;
 
     use super::{Ending, Reading, ScriptError, ScriptOutput, capture};
-    use crate::agent::script::ScriptOptions;
-    use crate::agent::script::sandbox;
+    use crate::dispatch::script::ScriptOptions;
+    use crate::dispatch::script::sandbox;
 
     /// How often the group's processes are counted.
     const POLL: Duration = Duration::from_millis(100);
