@@ -7,8 +7,8 @@ use quote::quote;
 
 use crate::ast::Input;
 
-/// The impls of a kit whose `Embedded::embedded_kit` body is `kit_body`: the
-/// data (`Embedded`) and an inherent `embedded_kit()` to reach it. The
+/// The impls of a kit whose `KitData::embedded_kit` body is `kit_body`: the
+/// data (`KitData`) and an inherent `embedded_kit()` to reach it. The
 /// `KitProvider` impl is skillkit's blanket impl over the user's
 /// `EmbeddedKit` impl: there is nothing to forward here, and a missing
 /// `EmbeddedKit` impl is reported where the struct is used as a provider, in
@@ -24,11 +24,11 @@ pub(crate) fn embedded(input: &Input, kit_body: &TokenStream) -> TokenStream {
         impl #impl_generics #ident #ty_generics #where_clause {
             #[doc = #kit_doc]
             pub fn embedded_kit() -> &'static #krate::Kit {
-                <Self as #krate::embed::Embedded>::embedded_kit()
+                <Self as #krate::embed::KitData>::embedded_kit()
             }
         }
 
-        impl #impl_generics #krate::embed::Embedded for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::embed::KitData for #ident #ty_generics #where_clause {
             fn embedded_kit() -> &'static #krate::Kit {
                 #kit_body
             }

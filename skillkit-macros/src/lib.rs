@@ -65,7 +65,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// * `embedded_kit() -> &'static Kit`: the kit, built once from the static
 ///   data; its sub-agents are named `<kit>:<agent>`.
-/// * `impl skillkit::embed::Embedded`, the same data for skillkit's blanket
+/// * `impl skillkit::embed::KitData`, the same data for skillkit's blanket
 ///   impls.
 ///
 /// You complete the struct with `skillkit::EmbeddedKit`: `execute` is required

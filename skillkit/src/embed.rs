@@ -3,7 +3,7 @@
 //!
 //! The derive reads and parses every `SKILL.md`, `AGENT.md` and `agents/*.md`
 //! of the kit directory at build time (with the same parser as the runtime
-//! providers) and embeds them as `static` data ([`Embedded`]). At run time
+//! providers) and embeds them as `static` data ([`KitData`]). At run time
 //! there is no file access and no YAML parsing: the [`Kit`] is built once from
 //! the static data, and every [`list_kits`](crate::KitProvider::list_kits)
 //! hands out a clone whose skills are shared `Arc`s with borrowed text.
@@ -53,7 +53,7 @@ use crate::tool::{Tool, ToolExecution, ToolOutcome};
 /// implement it by hand.
 ///
 /// ```
-/// use skillkit::embed::Embedded;
+/// use skillkit::embed::KitData;
 ///
 /// #[derive(skillkit::Kit)]
 /// #[kit(path = "kits/greet")]
@@ -62,7 +62,7 @@ use crate::tool::{Tool, ToolExecution, ToolOutcome};
 /// #     async fn execute(&self, _: skillkit::ToolExecution) -> skillkit::ToolOutcome { skillkit::ToolOutcome::ok("hi") }
 /// # }
 ///
-/// let kit: &'static skillkit::Kit = <Greet as Embedded>::embedded_kit();
+/// let kit: &'static skillkit::Kit = <Greet as KitData>::embedded_kit();
 /// assert_eq!(kit.skills[0].name, "greet:hello");
 /// ```
 ///
@@ -72,7 +72,7 @@ use crate::tool::{Tool, ToolExecution, ToolOutcome};
 /// against a project's lockfile:
 ///
 /// ```
-/// # use skillkit::embed::Embedded;
+/// # use skillkit::embed::KitData;
 /// # #[derive(skillkit::Kit)]
 /// # #[kit(path = "kits/greet")]
 /// # struct Greet;
@@ -82,7 +82,7 @@ use crate::tool::{Tool, ToolExecution, ToolOutcome};
 /// let digest = &Greet::embedded_kit().metadata["digests"]["greet:hello"];
 /// assert!(digest.as_str().unwrap().starts_with("sha256:"));
 /// ```
-pub trait Embedded {
+pub trait KitData {
     /// The kit compiled into the binary, built once on first use.
     fn embedded_kit() -> &'static Kit;
 }
@@ -144,7 +144,7 @@ pub trait Embedded {
     label = "`{Self}` needs an `execute` method to run its skills",
     note = "add the code that executes the kit's skills:\n\n    impl skillkit::EmbeddedKit for {Self} {{\n        async fn execute(&self, execution: skillkit::ToolExecution) -> skillkit::ToolOutcome {{\n            // `execution.skill` is the skill called, `execution.input` its JSON input\n            skillkit::ToolOutcome::ok(execution.arguments())\n        }}\n    }}\n"
 )]
-pub trait EmbeddedKit: Embedded + Send + Sync + 'static {
+pub trait EmbeddedKit: KitData + Send + Sync + 'static {
     /// Executes one call of one of the kit's skills. `execution.skill` is the
     /// full skill called, so one kit can tell its skills apart.
     fn execute(&self, execution: ToolExecution) -> impl Future<Output = ToolOutcome> + Send;

@@ -71,7 +71,7 @@ pub mod mcp;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub mod mcp_client;
 pub mod prompt;
-pub mod provider;
+mod provider;
 pub mod providers;
 #[cfg(any(feature = "github", feature = "llm", feature = "mcp-client"))]
 #[cfg_attr(
@@ -108,8 +108,6 @@ pub use providers::Mcp;
 #[cfg(feature = "sql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
 pub use providers::Sql;
-#[doc(hidden)]
-pub use providers::WatchFault;
 pub use providers::{Local, Memory, WatchStatus};
 #[cfg(any(feature = "github", feature = "llm", feature = "mcp-client"))]
 #[cfg_attr(

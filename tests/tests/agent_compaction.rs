@@ -13,10 +13,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
+use skillkit::RetryPolicy;
 use skillkit::agent::session::{FileSessionStore, SessionStore};
 use skillkit::agent::{AgentEvent, AgentOptions, CompactionPolicy, EventKind, start_agent};
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{Compaction, LlmError, Message, Registry, Request, RetryPolicy, Scripted};
+use skillkit::llm::{Compaction, LlmError, Message, Registry, Request, Scripted};
 use skillkit::{Catalog, Memory, Skill, ToolExecution, ToolOutcome};
 use skillkit_tests::agent::{FnTool, ask, lead, options, system, within};
 use skillkit_tests::llm::{

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use skillkit::RetryPolicy;
 use skillkit::agent::{Agent, AgentError, AgentEvent, AgentOptions, EventKind, start_agent};
 use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::openai::OpenAi;
-use skillkit::llm::{LlmError, Registry, RetryPolicy};
+use skillkit::llm::{LlmError, Registry};
 use skillkit::{AgentDefinition, Catalog, Kit, Memory, Skill, Tool, ToolExecution, ToolOutcome};
 use support::{
     Reply, Server, anthropic_delta, anthropic_sse, anthropic_start, anthropic_text,

@@ -8,11 +8,12 @@ use skillkit_tests::agent::{ask, catalog, error_result, lead, options, outcomes,
 use skillkit_tests::llm::{Reply, Server};
 
 use serde_json::{Value, json};
+use skillkit::RetryPolicy;
 use skillkit::agent::{
     ACTIVATE_SKILL, DEFAULT_LISTING_BUDGET, SEARCH_SKILLS, default_listing_budget, start_agent,
 };
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{Registry, RetryPolicy, Scripted};
+use skillkit::llm::{Registry, Scripted};
 use skillkit::{Catalog, Local, Memory, Skill};
 
 /// `count` generated knowledge skills in kits of 100, each with a unique

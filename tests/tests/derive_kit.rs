@@ -289,7 +289,7 @@ async fn execute_receives_the_full_skill() {
 /// embedded skills can be checked against a lock.
 #[test]
 fn embedded_skills_carry_the_digest_a_lock_pins() {
-    let kit = <FilesKit as skillkit::embed::Embedded>::embedded_kit();
+    let kit = <FilesKit as skillkit::embed::KitData>::embedded_kit();
     let digests = kit.metadata["digests"].as_object().unwrap();
     assert_eq!(digests.len(), kit.skills.len());
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

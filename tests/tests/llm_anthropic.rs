@@ -4,9 +4,10 @@
 use skillkit_tests::llm as support;
 
 use serde_json::json;
+use skillkit::RetryPolicy;
 use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::{
-    Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, ToolCall, Usage,
+    Adapter, Event, LlmError, Message, Options, Request, StopReason, ToolCall, Usage,
 };
 use support::{Reply, Server, done, drain, fixture, usage};
 

@@ -4,10 +4,9 @@
 use skillkit_tests::llm as support;
 
 use serde_json::json;
+use skillkit::RetryPolicy;
 use skillkit::llm::openai::{MaxTokensField, OpenAi};
-use skillkit::llm::{
-    Adapter, Event, LlmError, Message, Options, Request, RetryPolicy, StopReason, Usage,
-};
+use skillkit::llm::{Adapter, Event, LlmError, Message, Options, Request, StopReason, Usage};
 use support::{Reply, Server, done, drain, fixture, usage};
 
 const FIXTURES: [&str; 7] = [

@@ -6,11 +6,11 @@ use skillkit_tests::llm as support;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+use skillkit::RetryPolicy;
 use skillkit::llm::anthropic::Anthropic;
 use skillkit::llm::openai::OpenAi;
 use skillkit::llm::{
-    Event, LlmError, Message, Options, Registry, Reply, Request, Response, RetryPolicy, Scripted,
-    StopReason,
+    Event, LlmError, Message, Options, Registry, Reply, Request, Response, Scripted, StopReason,
 };
 use support::{Server, drain, fixture};
 

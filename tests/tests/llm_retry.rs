@@ -7,8 +7,9 @@ use skillkit_tests::llm as support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use skillkit::RetryPolicy;
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{Adapter, Event, LlmError, Message, Request, RetryPolicy, StopReason};
+use skillkit::llm::{Adapter, Event, LlmError, Message, Request, StopReason};
 use support::{Reply, Server, drain, fixture};
 
 const OVERLOADED: &str =

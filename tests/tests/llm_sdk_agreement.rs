@@ -13,8 +13,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{Value, json};
+use skillkit::RetryPolicy;
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{Adapter, LlmError, Message, Request, Response, RetryPolicy};
+use skillkit::llm::{Adapter, LlmError, Message, Request, Response};
 use support::{Reply, Server, fixture};
 
 const COMPLETE: [&str; 6] = [

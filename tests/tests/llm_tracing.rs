@@ -7,8 +7,9 @@ use skillkit_tests::llm as support;
 
 use std::sync::{Arc, Mutex};
 
+use skillkit::RetryPolicy;
 use skillkit::llm::anthropic::Anthropic;
-use skillkit::llm::{Adapter, Message, Request, RetryPolicy};
+use skillkit::llm::{Adapter, Message, Request};
 use support::{Reply, Server, drain, fixture};
 
 const OVERLOADED: &str =

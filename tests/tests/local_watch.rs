@@ -8,7 +8,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use skillkit::{Kit, KitProvider, Local, Skills, WatchFault, WatchStatus};
+use skillkit::providers::WatchFault;
+use skillkit::{Kit, KitProvider, Local, Skills, WatchStatus};
 use skillkit_tests::{Logs, skill_md, write};
 
 /// The kits of `local` now, asked as a catalog asks (`list_kits`: the kits

@@ -7,7 +7,8 @@ use bytes::Bytes;
 use reqwest::header::HeaderValue;
 
 use crate::llm::transport::HttpSettings;
-use crate::llm::{ApiKey, LlmError, Options, Request, RetryPolicy};
+use crate::llm::{ApiKey, LlmError, Options, Request};
+use crate::retry::RetryPolicy;
 
 /// The settings an adapter's builder collects.
 #[derive(Debug, Clone)]
@@ -99,3 +100,91 @@ pub(crate) fn secret_header(provider: &str, value: &str) -> Result<HeaderValue, 
     header.set_sensitive(true);
     Ok(header)
 }
+
+/// The builder methods every HTTP adapter shares, for a builder holding its
+/// settings in a `config: EndpointConfig` field; the adapter's own methods
+/// (and `build`) sit beside them. `adapter` is the adapter's path (for the
+/// examples), `base_url` and `idle` say its defaults.
+macro_rules! endpoint_builder_methods {
+    (adapter: $adapter:literal, base_url: $base_url:literal, example_url: $example_url:literal, model: $model:literal, idle: $idle:literal) => {
+        #[doc = concat!("Where the API is (default: ", $base_url, ").")]
+        ///
+        /// ```
+        #[doc = concat!("let b = ", $adapter, "::builder().base_url(\"", $example_url, "\");")]
+        /// # let _ = b;
+        /// ```
+        pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
+            self.config.base_url = Some(base_url.into());
+            self
+        }
+
+        /// The API key, used when the request options carry none.
+        ///
+        /// ```
+        #[doc = concat!("let b = ", $adapter, "::builder().api_key(\"sk-…\");")]
+        /// # let _ = b;
+        /// ```
+        pub fn api_key(mut self, key: impl Into<$crate::llm::ApiKey>) -> Self {
+            self.config.api_key = Some(key.into());
+            self
+        }
+
+        /// The model used when a request names none.
+        ///
+        /// ```
+        #[doc = concat!("let b = ", $adapter, "::builder().default_model(\"", $model, "\");")]
+        /// # let _ = b;
+        /// ```
+        pub fn default_model(mut self, model: impl Into<String>) -> Self {
+            self.config.default_model = model.into();
+            self
+        }
+
+        /// Options used where neither the request nor the model URI sets them.
+        ///
+        /// ```
+        #[doc = concat!("let b = ", $adapter, "::builder()")]
+        ///     .defaults(skillkit::llm::Options { max_tokens: Some(2048), ..Default::default() });
+        /// # let _ = b;
+        /// ```
+        pub fn defaults(mut self, defaults: $crate::llm::Options) -> Self {
+            self.config.defaults = defaults.or(&self.config.defaults);
+            self
+        }
+
+        /// How failed requests are retried.
+        ///
+        /// ```
+        #[doc = concat!("let b = ", $adapter, "::builder().retry(skillkit::RetryPolicy::none());")]
+        /// # let _ = b;
+        /// ```
+        pub fn retry(mut self, retry: $crate::retry::RetryPolicy) -> Self {
+            self.config.retry = retry;
+            self
+        }
+
+        /// The longest wait for a connection (default 10 s).
+        ///
+        /// ```
+        #[doc = concat!("let b = ", $adapter, "::builder().connect_timeout(std::time::Duration::from_secs(3));")]
+        /// # let _ = b;
+        /// ```
+        pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.config.connect_timeout = timeout;
+            self
+        }
+
+        /// The longest silence while waiting for the response or between two
+        #[doc = concat!("pieces of the stream (default ", $idle, ").")]
+        ///
+        /// ```
+        #[doc = concat!("let b = ", $adapter, "::builder().idle_timeout(std::time::Duration::from_secs(30));")]
+        /// # let _ = b;
+        /// ```
+        pub fn idle_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.config.idle_timeout = timeout;
+            self
+        }
+    };
+}
+pub(crate) use endpoint_builder_methods;

@@ -13,7 +13,8 @@ use reqwest::header::HeaderMap;
 use tracing::Instrument;
 
 use crate::llm::decoder::{Decoder, FromSse};
-use crate::llm::{Event, EventStream, LlmError, RetryPolicy, Streamable};
+use crate::llm::{Event, EventStream, LlmError, Streamable};
+use crate::retry::RetryPolicy;
 use crate::retry::requested_wait;
 
 /// Connection settings shared by the HTTP adapters.

@@ -19,8 +19,10 @@ pub mod sql;
 
 #[cfg(feature = "github")]
 pub use github::GitHub;
+#[cfg(feature = "__test-hooks")]
+pub use local::WatchFault;
 pub(crate) use local::read_pool;
-pub use local::{DISCOVERED_KIT, Local, WatchFault, WatchStatus};
+pub use local::{DISCOVERED_KIT, Local, WatchStatus};
 #[cfg(feature = "mcp-client")]
 pub use mcp::Mcp;
 pub use memory::Memory;

@@ -17,7 +17,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 
 use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
 use crate::llm::transport::{self, HttpRequest};
-use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, RetryPolicy};
+use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request};
 
 /// Decodes an Anthropic response body into universal events.
 #[cfg(test)]
@@ -122,7 +122,7 @@ impl Anthropic {
 ///
 /// ```
 /// let adapter = skillkit::llm::anthropic::Anthropic::builder()
-///     .retry(skillkit::llm::RetryPolicy::none())
+///     .retry(skillkit::RetryPolicy::none())
 ///     .build();
 /// # let _ = adapter;
 /// ```
@@ -144,38 +144,13 @@ impl Default for AnthropicBuilder {
 }
 
 impl AnthropicBuilder {
-    /// Where the API is (default: `ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`).
-    ///
-    /// ```
-    /// let b = skillkit::llm::anthropic::Anthropic::builder().base_url("http://127.0.0.1:8080");
-    /// # let _ = b;
-    /// ```
-    pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.config.base_url = Some(base_url.into());
-        self
-    }
-
-    /// The API key, used when the request options carry none.
-    ///
-    /// ```
-    /// let b = skillkit::llm::anthropic::Anthropic::builder().api_key("sk-ant-…");
-    /// # let _ = b;
-    /// ```
-    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
-        self.config.api_key = Some(key.into());
-        self
-    }
-
-    /// The model used when a request names none.
-    ///
-    /// ```
-    /// let b = skillkit::llm::anthropic::Anthropic::builder().default_model("claude-opus-4-1");
-    /// # let _ = b;
-    /// ```
-    pub fn default_model(mut self, model: impl Into<String>) -> Self {
-        self.config.default_model = model.into();
-        self
-    }
+    crate::llm::endpoint::endpoint_builder_methods!(
+        adapter: "skillkit::llm::anthropic::Anthropic",
+        base_url: "`ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`",
+        example_url: "http://127.0.0.1:8080",
+        model: "claude-opus-4-1",
+        idle: "120 s"
+    );
 
     /// `max_tokens` when neither the request nor the model URI sets it.
     ///
@@ -185,52 +160,6 @@ impl AnthropicBuilder {
     /// ```
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.config.defaults.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// Options used where neither the request nor the model URI sets them.
-    ///
-    /// ```
-    /// let b = skillkit::llm::anthropic::Anthropic::builder()
-    ///     .defaults(skillkit::llm::Options { prompt_caching: Some(true), ..Default::default() });
-    /// # let _ = b;
-    /// ```
-    pub fn defaults(mut self, defaults: Options) -> Self {
-        self.config.defaults = defaults.or(&self.config.defaults);
-        self
-    }
-
-    /// How failed requests are retried.
-    ///
-    /// ```
-    /// let b = skillkit::llm::anthropic::Anthropic::builder().retry(skillkit::llm::RetryPolicy::none());
-    /// # let _ = b;
-    /// ```
-    pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.config.retry = retry;
-        self
-    }
-
-    /// The longest wait for a connection (default 10 s).
-    ///
-    /// ```
-    /// let b = skillkit::llm::anthropic::Anthropic::builder().connect_timeout(std::time::Duration::from_secs(3));
-    /// # let _ = b;
-    /// ```
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.config.connect_timeout = timeout;
-        self
-    }
-
-    /// The longest silence while waiting for the response or between two
-    /// pieces of the stream (default 120 s).
-    ///
-    /// ```
-    /// let b = skillkit::llm::anthropic::Anthropic::builder().idle_timeout(std::time::Duration::from_secs(30));
-    /// # let _ = b;
-    /// ```
-    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.config.idle_timeout = timeout;
         self
     }
 

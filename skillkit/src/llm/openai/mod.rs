@@ -17,7 +17,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 
 use crate::llm::endpoint::{Endpoint, EndpointConfig, json_body, secret_header};
 use crate::llm::transport::{self, HttpRequest};
-use crate::llm::{Adapter, ApiKey, EventStream, LlmError, Options, Request, RetryPolicy};
+use crate::llm::{Adapter, EventStream, LlmError, Options, Request};
 
 /// Decodes an OpenAI-compatible response body into universal events.
 #[cfg(test)]
@@ -157,51 +157,13 @@ impl Default for OpenAiBuilder {
 }
 
 impl OpenAiBuilder {
-    /// Where the API is, up to and including `/v1` (default: `OPENAI_BASE_URL`,
-    /// else `https://api.openai.com/v1`).
-    ///
-    /// ```
-    /// let b = skillkit::llm::openai::OpenAi::builder().base_url("http://localhost:8000/v1");
-    /// # let _ = b;
-    /// ```
-    pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.config.base_url = Some(base_url.into());
-        self
-    }
-
-    /// The API key, used when the request options carry none.
-    ///
-    /// ```
-    /// let b = skillkit::llm::openai::OpenAi::builder().api_key("sk-…");
-    /// # let _ = b;
-    /// ```
-    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
-        self.config.api_key = Some(key.into());
-        self
-    }
-
-    /// The model used when a request names none.
-    ///
-    /// ```
-    /// let b = skillkit::llm::openai::OpenAi::builder().default_model("qwen2.5:7b");
-    /// # let _ = b;
-    /// ```
-    pub fn default_model(mut self, model: impl Into<String>) -> Self {
-        self.config.default_model = model.into();
-        self
-    }
-
-    /// Options used where neither the request nor the model URI sets them.
-    ///
-    /// ```
-    /// let b = skillkit::llm::openai::OpenAi::builder()
-    ///     .defaults(skillkit::llm::Options { max_tokens: Some(2048), ..Default::default() });
-    /// # let _ = b;
-    /// ```
-    pub fn defaults(mut self, defaults: Options) -> Self {
-        self.config.defaults = defaults.or(&self.config.defaults);
-        self
-    }
+    crate::llm::endpoint::endpoint_builder_methods!(
+        adapter: "skillkit::llm::openai::OpenAi",
+        base_url: "`OPENAI_BASE_URL`, else `https://api.openai.com/v1`; up to and including `/v1`",
+        example_url: "http://localhost:8000/v1",
+        model: "qwen2.5:7b",
+        idle: "300 s: a local server may load the model first"
+    );
 
     /// Which field carries `max_tokens` (default `max_tokens`).
     ///
@@ -224,41 +186,6 @@ impl OpenAiBuilder {
     /// ```
     pub fn include_usage(mut self, include: bool) -> Self {
         self.include_usage = include;
-        self
-    }
-
-    /// How failed requests are retried.
-    ///
-    /// ```
-    /// let b = skillkit::llm::openai::OpenAi::builder().retry(skillkit::llm::RetryPolicy::none());
-    /// # let _ = b;
-    /// ```
-    pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.config.retry = retry;
-        self
-    }
-
-    /// The longest wait for a connection (default 10 s).
-    ///
-    /// ```
-    /// let b = skillkit::llm::openai::OpenAi::builder().connect_timeout(std::time::Duration::from_secs(2));
-    /// # let _ = b;
-    /// ```
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.config.connect_timeout = timeout;
-        self
-    }
-
-    /// The longest silence while waiting for the response or between two
-    /// pieces of the stream (default 300 s: a local server may load the
-    /// model first).
-    ///
-    /// ```
-    /// let b = skillkit::llm::openai::OpenAi::builder().idle_timeout(std::time::Duration::from_secs(30));
-    /// # let _ = b;
-    /// ```
-    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.config.idle_timeout = timeout;
         self
     }
 

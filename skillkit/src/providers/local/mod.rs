@@ -47,8 +47,10 @@ use crate::provider::{KitProvider, ProviderError};
 
 use cache::{Cache, KitCache, refresh};
 use read::{Context, on_pool, pool};
+#[cfg(feature = "__test-hooks")]
+pub use watch::WatchFault;
+pub use watch::WatchStatus;
 use watch::{Changes, Watch};
-pub use watch::{WatchFault, WatchStatus};
 
 /// The kit name of the standard locations [`Local::discover`] finds.
 pub const DISCOVERED_KIT: &str = "skills";
@@ -307,6 +309,7 @@ impl Local {
 
     /// For tests: simulates a fault of the watch, through the path a real
     /// one takes.
+    #[cfg(feature = "__test-hooks")]
     #[doc(hidden)]
     pub fn simulate_watch_fault(&self, fault: WatchFault) {
         self.inner.watch.simulate(fault);

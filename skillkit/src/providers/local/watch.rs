@@ -93,7 +93,9 @@ impl std::fmt::Display for WatchStatus {
 }
 
 /// A fault to simulate in a watcher, for tests of the fallback
-/// ([`Local::simulate_watch_fault`](crate::Local::simulate_watch_fault)).
+/// ([`Local::simulate_watch_fault`](crate::Local::simulate_watch_fault)),
+/// with the internal `__test-hooks` feature only.
+#[cfg(feature = "__test-hooks")]
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WatchFault {

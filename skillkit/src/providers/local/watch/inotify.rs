@@ -10,7 +10,9 @@ use inotify::{EventMask, WatchDescriptor, WatchMask};
 
 use super::hub::{self, Hub};
 
-use super::{Changes, Place, Roots, WatchFault, WatchStatus};
+#[cfg(feature = "__test-hooks")]
+use super::WatchFault;
+use super::{Changes, Place, Roots, WatchStatus};
 
 /// The watch of one provider's folder.
 pub(in crate::providers::local) struct Watch {
@@ -484,6 +486,7 @@ impl Watch {
     }
 
     /// Simulates `fault` through the paths a real one takes.
+    #[cfg(feature = "__test-hooks")]
     pub(in crate::providers::local) fn simulate(&self, fault: WatchFault) {
         let mut state = self.shared.lock();
         match fault {

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::{Changes, WatchFault, WatchStatus};
+#[cfg(feature = "__test-hooks")]
+use super::WatchFault;
+use super::{Changes, WatchStatus};
 
 /// No watch: every query walks.
 pub(in crate::providers::local) struct Watch;
@@ -29,5 +31,6 @@ impl Watch {
 
     pub(in crate::providers::local) fn wait_set_up(&self, _timeout: std::time::Duration) {}
 
+    #[cfg(feature = "__test-hooks")]
     pub(in crate::providers::local) fn simulate(&self, _fault: WatchFault) {}
 }
