@@ -9,7 +9,7 @@ use skillkit::lockfile::{
     InstallMode, LOCKFILE_NAME, LockError, Project, UpdateMode, sign, signed_message,
 };
 
-use skillkit::Mcp;
+use skillkit::McpSkills;
 use skillkit::mcp_client::Endpoint;
 
 use crate::failure::Failure;
@@ -74,7 +74,7 @@ pub fn add(
 
 /// The MCP servers of `--mcp`/`--mcp-url`, each with the source a lock
 /// names it by: `mcp+URL`, or `mcp+stdio:NAME` (never the command).
-fn servers(mcp: &McpArgs) -> Result<Vec<(String, Mcp)>, Failure> {
+fn servers(mcp: &McpArgs) -> Result<Vec<(String, McpSkills)>, Failure> {
     Ok(mcp
         .servers()?
         .into_iter()
@@ -83,7 +83,7 @@ fn servers(mcp: &McpArgs) -> Result<Vec<(String, Mcp)>, Failure> {
                 Endpoint::Url { url, .. } => format!("mcp+{url}"),
                 _ => format!("mcp+stdio:{name}"),
             };
-            (source, Mcp::new(endpoint).named(name))
+            (source, McpSkills::new(endpoint).named(name))
         })
         .collect())
 }
@@ -107,7 +107,7 @@ pub fn install(
                 && (url.starts_with("https://") || url.starts_with("http://"))
                 && !servers.iter().any(|(s, _)| *s == locked.source)
             {
-                let server = Mcp::new(Endpoint::url(url)).named("locked");
+                let server = McpSkills::new(Endpoint::url(url)).named("locked");
                 servers.push((locked.source.clone(), server));
             }
         }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use skillkit::mcp_client::Endpoint;
 use skillkit::providers::github::{ApiToken, GitHubBuilder};
 use skillkit::search::HttpEmbedder;
-use skillkit::{CatalogBuilder, GitHub, Local, Mcp};
+use skillkit::{CatalogBuilder, GitHub, Local, McpSkills};
 
 use crate::Global;
 use crate::failure::Failure;
@@ -139,14 +139,14 @@ pub fn mcp(mut builder: CatalogBuilder, mcp: &McpArgs) -> Result<CatalogBuilder,
     for line in &mcp.commands {
         let endpoint =
             Endpoint::parse_command(line).map_err(|e| Failure::io(format!("--mcp: {e}")))?;
-        builder = builder.provider(Mcp::new(endpoint));
+        builder = builder.provider(McpSkills::new(endpoint));
     }
     for url in &mcp.urls {
         let mut endpoint = Endpoint::url(url);
         if std::env::var_os(MCP_TOKEN).is_some() {
             endpoint = endpoint.bearer_token_env(MCP_TOKEN);
         }
-        builder = builder.provider(Mcp::new(endpoint));
+        builder = builder.provider(McpSkills::new(endpoint));
     }
     Ok(builder)
 }

@@ -80,7 +80,7 @@ pub enum Origin {
     GitHub,
     /// Read from a database ([`Sql`](crate::providers::Sql)).
     Database,
-    /// Served by an MCP server (the `Mcp` provider, feature `mcp-client`):
+    /// Served by an MCP server (the `McpSkills` provider, feature `mcp-client`):
     /// each server is an origin of its own, under the kit name the
     /// application gives it.
     Mcp,

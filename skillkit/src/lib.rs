@@ -104,7 +104,7 @@ pub use provider::{KitProvider, ProviderError};
 pub use providers::GitHub;
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
-pub use providers::Mcp;
+pub use providers::McpSkills;
 #[cfg(feature = "sql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
 pub use providers::Sql;

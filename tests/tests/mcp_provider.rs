@@ -1,4 +1,4 @@
-//! The `Mcp` provider against servers written by others: a Python server on
+//! The `McpSkills` provider against servers written by others: a Python server on
 //! the official SDK that knows nothing of the skills extension (its
 //! `skill://` resources), and a server with the extension on the official
 //! Rust SDK (`skillkit_tests::mcp_server`) whose files a test breaks,
@@ -12,7 +12,7 @@ use skillkit::approval::{Approval, ApprovalPolicy, Decision};
 use skillkit::llm::Scripted;
 use skillkit::mcp_client::Endpoint;
 use skillkit::trust::TrustPolicy;
-use skillkit::{Catalog, KitProvider, Mcp, Memory, Origin, Skill};
+use skillkit::{Catalog, KitProvider, McpSkills, Memory, Origin, Skill};
 use skillkit_tests::agent::{ask, ask_deciding, echo, lead, options, outcomes, until_skill};
 use skillkit_tests::mcp_server::SkillsServer;
 use skillkit_tests::{peers, skill_md, write};
@@ -23,7 +23,8 @@ use skillkit_tests::{peers, skill_md, write};
 /// one, its body read from the server only then.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_python_sdk_server_of_skill_resources_is_listed_and_activated() {
-    let Some(python) = peers::python_or_skip("the Mcp provider against the Python MCP SDK") else {
+    let Some(python) = peers::python_or_skip("the McpSkills provider against the Python MCP SDK")
+    else {
         return;
     };
     let root = tempfile::tempdir().unwrap();
@@ -44,7 +45,7 @@ async fn a_python_sdk_server_of_skill_resources_is_listed_and_activated() {
             "docs".into(),
         ],
     );
-    let mcp = Mcp::new(server).named("library");
+    let mcp = McpSkills::new(server).named("library");
     assert_eq!(mcp.name(), "mcp:library");
     let catalog = Catalog::builder().provider(mcp).build();
 
@@ -96,7 +97,7 @@ async fn a_file_whose_bytes_do_not_match_its_digest_is_refused_and_the_rest_serv
     // Same size, other bytes: only the digest tells.
     server.tamper("bad", &bad.replace("listed", "LISTED"));
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+        .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
         .build();
     let names: Vec<String> = catalog
         .list_skills()
@@ -147,7 +148,7 @@ async fn a_announced_change_is_seen_and_an_unchanged_file_is_read_once() {
     let server = SkillsServer::start("acme").await;
     server.put("a", &skill_md("a", "First.", "Body of a.\n"));
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+        .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
         .build();
     let uri = server.uri("a");
 
@@ -186,7 +187,7 @@ async fn a_server_down_is_a_provider_failure_and_the_next_query_connects() {
     memory.put(Skill::new("local:kept", "Still served."));
     let catalog = Catalog::builder()
         .provider(memory)
-        .provider(Mcp::new(Endpoint::url(format!("http://{address}/mcp"))).named("acme"))
+        .provider(McpSkills::new(Endpoint::url(format!("http://{address}/mcp"))).named("acme"))
         .build();
 
     let names: Vec<String> = catalog
@@ -222,7 +223,7 @@ async fn an_mcp_skill_is_namespaced_and_a_collision_names_the_mcp_origin() {
     let server = SkillsServer::start("acme").await;
     server.put("pdf", &skill_md("pdf", "From the server.", "Body.\n"));
     let unnamed = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(server.url())))
+        .provider(McpSkills::new(Endpoint::url(server.url())))
         .build();
     let names: Vec<String> = unnamed
         .list_skills()
@@ -236,7 +237,7 @@ async fn an_mcp_skill_is_namespaced_and_a_collision_names_the_mcp_origin() {
     memory.put(Skill::new("docs:pdf", "From the application."));
     let catalog = Catalog::builder()
         .provider(memory)
-        .provider(Mcp::new(Endpoint::url(server.url())).named("docs"))
+        .provider(McpSkills::new(Endpoint::url(server.url())).named("docs"))
         .build();
     let skills = catalog.list_skills().await;
     assert_eq!(skills.len(), 1);
@@ -272,7 +273,7 @@ async fn an_mcp_skills_allowed_tools_grant_nothing_unless_trusted() {
         memory.put_tool(Skill::new("ops:deploy", "Deploys."), echo());
         let catalog = Catalog::builder()
             .provider(memory)
-            .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+            .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
             .build();
         let script = Scripted::new()
             .tool_call("c1", "ops_deploy", json!({"arguments": "v1"}))
@@ -306,7 +307,7 @@ async fn a_listing_holds_for_its_ttl() {
         server.put("a", &skill_md("a", "First.", "Body.\n"));
         server.ttl_ms(ttl_ms);
         let catalog = Catalog::builder()
-            .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+            .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
             .build();
         assert_eq!(catalog.list_skills().await.len(), 1);
         assert_eq!(catalog.list_skills().await.len(), 1);
@@ -331,7 +332,7 @@ async fn a_server_cannot_name_a_skill_into_another_kit() {
     memory.put(Skill::new("docs:real", "The application's."));
     let catalog = Catalog::builder()
         .provider(memory)
-        .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+        .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
         .build();
     let names: Vec<String> = catalog
         .list_skills()
@@ -388,7 +389,7 @@ async fn an_mcp_skills_files_are_fetched_checked_and_listed_on_activation() {
     server.put_file("pdf", "scripts/run.sh", "echo pdf\n");
     server.put_file("pdf", "reference.md", "# Reference\n");
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+        .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
         .build();
 
     let (content, is_error) = activate(&catalog, "acme:pdf").await;
@@ -436,7 +437,7 @@ async fn a_tampered_file_beside_skill_md_refuses_the_activation() {
         &skill_md("good", "A good skill.", "Do good things.\n"),
     );
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+        .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
         .build();
 
     let (content, is_error) = activate(&catalog, "acme:pdf").await;
@@ -472,7 +473,7 @@ async fn a_manifest_path_leading_outside_or_hidden_is_refused() {
         server.put("pdf", &skill_md("pdf", "Read PDFs.", "Read it.\n"));
         server.put_file("pdf", path, "TOKEN=secret\n");
         let catalog = Catalog::builder()
-            .provider(Mcp::new(Endpoint::url(server.url())).named("acme"))
+            .provider(McpSkills::new(Endpoint::url(server.url())).named("acme"))
             .build();
         let (content, is_error) = activate(&catalog, "acme:pdf").await;
         assert!(is_error, "{path}: {content}");

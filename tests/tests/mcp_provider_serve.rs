@@ -1,4 +1,4 @@
-//! The `Mcp` provider against our own server (`skillkit serve`'s
+//! The `McpSkills` provider against our own server (`skillkit serve`'s
 //! `McpServer`, over Streamable HTTP on 127.0.0.1) through the MCP skills
 //! extension: `skills/list` with digested manifests, the `SKILL.md` read
 //! and checked on activation, and a change on disk seen through the
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use skillkit::mcp::{HttpOptions, McpServer};
 use skillkit::mcp_client::Endpoint;
-use skillkit::{Catalog, Local, Mcp};
+use skillkit::{Catalog, Local, McpSkills};
 use skillkit_tests::agent::until_skill;
 use skillkit_tests::{skill_md, write};
 
@@ -21,7 +21,7 @@ async fn our_own_server_is_read_through_the_skills_extension() {
     let skill = dir.path().join("notes/skills/summarize/SKILL.md");
 
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .provider(McpSkills::new(Endpoint::url(&url)).named("remote"))
         .build();
     let names: Vec<String> = catalog
         .list_skills()
@@ -61,7 +61,7 @@ async fn our_own_server_is_read_through_the_skills_extension() {
 }
 
 /// A skill read from one server and served again by ours (`skillkit serve`
-/// over an `Mcp` provider) is listed by `skills/list` before anyone
+/// over an `McpSkills` provider) is listed by `skills/list` before anyone
 /// activates it (its files are not fetched yet: its `SKILL.md` is given as
 /// generated), and reading it fetches it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -73,7 +73,7 @@ async fn a_skill_from_a_server_is_served_again_before_it_is_activated() {
     let url = upstream(dir.path()).await;
 
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .provider(McpSkills::new(Endpoint::url(&url)).named("remote"))
         .build();
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
@@ -205,7 +205,7 @@ async fn a_skill_too_big_for_a_manifest_is_dynamic_and_still_activates() {
     client.cancel().await.unwrap();
 
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .provider(McpSkills::new(Endpoint::url(&url)).named("remote"))
         .build();
     for (name, expected) in [
         ("remote:many", "Many for it.\n"),
@@ -265,7 +265,7 @@ async fn the_newest_revision_is_spoken_and_a_listing_holds_until_the_stream_tell
     tokio::spawn(async move { axum_serve(listener, app).await });
 
     let catalog = Catalog::builder()
-        .provider(Mcp::new(Endpoint::url(&url)).named("remote"))
+        .provider(McpSkills::new(Endpoint::url(&url)).named("remote"))
         .build();
     assert_eq!(catalog.list_skills().await.len(), 1);
     assert!(catalog.failures().is_empty(), "{:?}", catalog.failures());

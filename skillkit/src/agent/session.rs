@@ -10,6 +10,8 @@
 //! in the order the store accepted them.
 
 mod file;
+#[cfg(feature = "sql")]
+mod sql;
 
 use std::sync::Arc;
 use std::time::SystemTime;

@@ -327,15 +327,15 @@ impl Project {
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), skillkit::lockfile::LockError> {
-    /// use skillkit::{Mcp, mcp_client::Endpoint};
+    /// use skillkit::{McpSkills, mcp_client::Endpoint};
     /// let url = "https://skills.example.com/mcp";
     /// let mut project = skillkit::lockfile::Project::open(".")?;
-    /// project.add_mcp(&Mcp::new(Endpoint::url(url)), &format!("mcp+{url}"), None).await?;
+    /// project.add_mcp(&McpSkills::new(Endpoint::url(url)), &format!("mcp+{url}"), None).await?;
     /// # Ok(()) }
     /// ```
     pub async fn add_mcp(
         &mut self,
-        server: &crate::Mcp,
+        server: &crate::McpSkills,
         source: &str,
         to: Option<&str>,
     ) -> Result<Added, LockError> {
@@ -420,7 +420,7 @@ impl Project {
     #[cfg(feature = "mcp-client")]
     ///
     /// ```no_run
-    /// # async fn demo(github: skillkit::GitHub, docs: skillkit::Mcp) -> Result<(), skillkit::lockfile::LockError> {
+    /// # async fn demo(github: skillkit::GitHub, docs: skillkit::McpSkills) -> Result<(), skillkit::lockfile::LockError> {
     /// use skillkit::lockfile::{InstallMode, Project};
     /// let servers = [("mcp+stdio:docs".to_owned(), docs)];
     /// Project::open(".")?.install_with(&github, &servers, InstallMode::default()).await?;
@@ -429,7 +429,7 @@ impl Project {
     pub async fn install_with(
         &mut self,
         github: &GitHub,
-        servers: &[(String, crate::Mcp)],
+        servers: &[(String, crate::McpSkills)],
         mode: InstallMode,
     ) -> Result<Installed, LockError> {
         self.install_from(github, servers, mode).await

@@ -13,7 +13,7 @@ const MAX_DEPTH: usize = 6;
 
 /// The MCP servers an install may ask, by the source the lock names.
 #[cfg(feature = "mcp-client")]
-pub(super) type Servers<'a> = &'a [(String, crate::Mcp)];
+pub(super) type Servers<'a> = &'a [(String, crate::McpSkills)];
 #[cfg(not(feature = "mcp-client"))]
 pub(super) type Servers<'a> = &'a [(String, ())];
 
@@ -25,7 +25,7 @@ pub(super) fn is_mcp(source: &str) -> bool {
 /// The skills of an MCP server.
 #[cfg(feature = "mcp-client")]
 pub(super) async fn mcp_skills(
-    server: &crate::Mcp,
+    server: &crate::McpSkills,
 ) -> Result<Vec<std::sync::Arc<crate::Skill>>, LockError> {
     use crate::provider::KitProvider as _;
     let kits = server

@@ -645,7 +645,7 @@ impl ServerHandler for McpServer {
 }
 
 /// Fetches the skill `uri` names when it is kept by another server (an
-/// [`Mcp`](crate::Mcp) provider's, fetched on first use) so its files are
+/// [`McpSkills`](crate::McpSkills) provider's, fetched on first use) so its files are
 /// there to read. A URI that names no skill is left to the caller to refuse.
 async fn fetch(snapshot: &Snapshot, uri: &str) -> Result<(), ErrorData> {
     if let Ok(Some((skill, _))) = resources::locate(snapshot, uri) {

@@ -64,7 +64,7 @@ pub(super) fn list(snapshot: &Snapshot) -> Vec<Prompt> {
 }
 
 /// The prompt `request` asks for, rendered (a body a server keeps, as an
-/// [`Mcp`](crate::Mcp) provider's, fetched first).
+/// [`McpSkills`](crate::McpSkills) provider's, fetched first).
 pub(super) async fn get(
     snapshot: &Snapshot,
     request: &GetPromptRequestParams,

@@ -3,7 +3,7 @@
 //! connect to it, and a [`Session`] that keeps the connection up (restarting
 //! or reconnecting with backoff) and caches the server's tool list.
 //!
-//! The [`Mcp`](crate::Mcp) provider reads skills from such servers, and an
+//! The [`McpSkills`](crate::McpSkills) provider reads skills from such servers, and an
 //! agent takes their tools ([`AgentOptions`](crate::agent::AgentOptions)).
 //! This module knows nothing of either: it sits below both.
 

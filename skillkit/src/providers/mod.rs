@@ -1,7 +1,7 @@
 //! The providers SkillKit ships: [`Local`] directories, the [`Memory`] store
 //! and, with the `github` feature, `GitHub` repositories imported at run time; with the `sql` feature,
 //! `Sql`, skills kept in a SQLite or PostgreSQL database; with the `mcp-client`
-//! feature, `Mcp`, the skills an MCP server serves.
+//! feature, `McpSkills`, the skills an MCP server serves.
 
 #[cfg(feature = "github")]
 #[cfg_attr(docsrs, doc(cfg(feature = "github")))]
@@ -24,7 +24,7 @@ pub use local::WatchFault;
 pub(crate) use local::read_pool;
 pub use local::{DISCOVERED_KIT, Local, WatchStatus};
 #[cfg(feature = "mcp-client")]
-pub use mcp::Mcp;
+pub use mcp::McpSkills;
 pub use memory::Memory;
 #[cfg(feature = "sql")]
 pub use sql::Sql;

@@ -54,7 +54,7 @@ struct Remote {
 }
 
 /// Where a body that lives on a server comes from: the
-/// [`Mcp`](crate::Mcp) provider's skills fetch their `SKILL.md` through
+/// [`McpSkills`](crate::McpSkills) provider's skills fetch their `SKILL.md` through
 /// `resources/read`, checked against its digest, only when the skill is
 /// activated. Implement it for a provider of your own whose bodies are
 /// fetched over the network.

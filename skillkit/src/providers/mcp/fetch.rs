@@ -119,7 +119,7 @@ impl BodySource for SkillFile {
         let server = self
             .server
             .upgrade()
-            .ok_or_else(|| error("the Mcp provider that listed it was dropped".to_owned()))?;
+            .ok_or_else(|| error("the McpSkills provider that listed it was dropped".to_owned()))?;
         let (Some(entry), Some(folder)) = (&self.entry, &self.folder) else {
             let bytes = server
                 .checked(&self.uri, self.entry.as_ref())

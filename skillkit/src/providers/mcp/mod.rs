@@ -1,4 +1,4 @@
-//! [`Mcp`]: the skills an MCP server serves, as one kit.
+//! [`McpSkills`]: the skills an MCP server serves, as one kit.
 //!
 //! **Which servers.** A server that declares the skills extension
 //! (`io.modelcontextprotocol/skills`) is read through it: `skills/list`
@@ -38,7 +38,7 @@
 //! **Host rules.** A server is an origin of its own ([`Origin::Mcp`]: not
 //! trusted, so its skills' `allowed-tools` grant nothing unless the
 //! application trusts the kit), and its skills live in one kit named by the
-//! label the application gives ([`Mcp::named`]), by default the server's
+//! label the application gives ([`McpSkills::named`]), by default the server's
 //! name from its handshake. A name another provider also serves is reported
 //! by the [`Catalog`](crate::Catalog) naming this provider (`mcp:<label>`).
 //!
@@ -50,9 +50,9 @@
 //! ```no_run
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! use skillkit::mcp_client::Endpoint;
-//! use skillkit::{Catalog, Mcp};
+//! use skillkit::{Catalog, McpSkills};
 //!
-//! let docs = Mcp::new(Endpoint::parse_command("python3 docs_server.py").unwrap()).named("docs");
+//! let docs = McpSkills::new(Endpoint::parse_command("python3 docs_server.py").unwrap()).named("docs");
 //! let catalog = Catalog::builder().provider(docs).build();
 //! for skill in catalog.list_skills().await {
 //!     println!("{}: {}", skill.name, skill.description); // docs:pdf: Read PDFs.
@@ -82,30 +82,30 @@ use session::Session;
 ///
 /// ```
 /// use skillkit::mcp_client::Endpoint;
-/// use skillkit::{KitProvider, Mcp};
+/// use skillkit::{KitProvider, McpSkills};
 ///
-/// let docs = Mcp::new(Endpoint::url("http://127.0.0.1:8080/mcp")).named("docs");
+/// let docs = McpSkills::new(Endpoint::url("http://127.0.0.1:8080/mcp")).named("docs");
 /// assert_eq!(docs.name(), "mcp:docs");
 /// assert_eq!(docs.label(), Some("docs"));
 /// ```
 #[derive(Clone, Debug)]
-pub struct Mcp {
+pub struct McpSkills {
     session: Arc<Session>,
     label: Option<Arc<str>>,
 }
 
-impl Mcp {
+impl McpSkills {
     /// The skills of the server at `endpoint`, in a kit named after the
     /// server (the name its handshake gives, made a kit name) unless
-    /// [`named`](Mcp::named). Nothing is started until the first query.
+    /// [`named`](McpSkills::named). Nothing is started until the first query.
     ///
     /// ```
     /// let server = skillkit::mcp_client::Endpoint::command("python3", ["server.py"]);
-    /// let mcp = skillkit::Mcp::new(server);
+    /// let mcp = skillkit::McpSkills::new(server);
     /// assert_eq!(mcp.label(), None);
     /// ```
-    pub fn new(endpoint: Endpoint) -> Mcp {
-        Mcp {
+    pub fn new(endpoint: Endpoint) -> McpSkills {
+        McpSkills {
             session: Arc::new(Session::new(Server {
                 connection: Connection::new(endpoint),
                 files: Default::default(),
@@ -119,17 +119,17 @@ impl Mcp {
     /// (`<label>:<skill>`): the application's name for this server.
     ///
     /// ```
-    /// let mcp = skillkit::Mcp::new(skillkit::mcp_client::Endpoint::url("http://127.0.0.1:1/mcp"));
+    /// let mcp = skillkit::McpSkills::new(skillkit::mcp_client::Endpoint::url("http://127.0.0.1:1/mcp"));
     /// assert_eq!(mcp.named("docs").label(), Some("docs"));
     /// ```
-    pub fn named(self, label: impl Into<String>) -> Mcp {
-        Mcp {
+    pub fn named(self, label: impl Into<String>) -> McpSkills {
+        McpSkills {
             label: Some(Arc::from(label.into())),
             ..self
         }
     }
 
-    /// The kit name given with [`named`](Mcp::named), if any.
+    /// The kit name given with [`named`](McpSkills::named), if any.
     pub fn label(&self) -> Option<&str> {
         self.label.as_deref()
     }
@@ -138,7 +138,7 @@ impl Mcp {
     ///
     /// ```
     /// use skillkit::mcp_client::Endpoint;
-    /// let mcp = skillkit::Mcp::new(Endpoint::url("http://127.0.0.1:1/mcp"));
+    /// let mcp = skillkit::McpSkills::new(Endpoint::url("http://127.0.0.1:1/mcp"));
     /// assert_eq!(mcp.endpoint(), &Endpoint::url("http://127.0.0.1:1/mcp"));
     /// ```
     pub fn endpoint(&self) -> &Endpoint {
@@ -149,7 +149,7 @@ impl Mcp {
 // Not listed among "the types that are providers" when a type is none.
 #[diagnostic::do_not_recommend]
 #[async_trait::async_trait]
-impl KitProvider for Mcp {
+impl KitProvider for McpSkills {
     /// `mcp:<label>`, or `mcp:<endpoint>` before a label is known (never a
     /// token: an endpoint shows its command or URL only).
     fn name(&self) -> Cow<'_, str> {

@@ -52,7 +52,7 @@ impl Sql {
     /// connection turns out to be lost, the pool is replaced and, if
     /// `may_retry` says the attempt changed nothing yet, it runs once more on
     /// a fresh connection: the first query after a server restart succeeds.
-    pub(super) async fn run<T, F, Fut>(
+    pub(crate) async fn run<T, F, Fut>(
         &self,
         attempt: F,
         may_retry: impl Fn() -> bool,
@@ -125,9 +125,16 @@ impl Sql {
         }
     }
 
+    /// How long one statement may take (`SqlBuilder::timeout`), for the
+    /// agent's session store.
+    #[cfg(feature = "agent")]
+    pub(crate) fn statement_timeout(&self) -> Duration {
+        self.inner.timeout
+    }
+
     /// Creates or updates the schema, once per handle (tried again on the
     /// next call when it failed).
-    pub(super) async fn ready(&self) -> Result<(), SqlError> {
+    pub(crate) async fn ready(&self) -> Result<(), SqlError> {
         self.inner
             .migrated
             .get_or_try_init(|| async {
@@ -175,7 +182,7 @@ impl Sql {
 
 /// Why an attempt failed: what the database said, or a step that took
 /// longer than the timeout.
-pub(super) enum Failure {
+pub(crate) enum Failure {
     Database(sqlx::Error),
     Timeout,
 }
@@ -193,7 +200,7 @@ impl From<sqlx::Error> for Failure {
 /// commit) within `limit`. The timeout bounds how long the database takes
 /// to answer, not how much work a call holds: a write of 10,000 rows is
 /// 10,000 steps, each of which may take the whole limit.
-pub(super) async fn step<T>(
+pub(crate) async fn step<T>(
     limit: Duration,
     step: impl Future<Output = Result<T, sqlx::Error>>,
 ) -> Result<T, Failure> {

@@ -45,8 +45,6 @@ mod connection;
 mod error;
 mod rows;
 mod schema;
-#[cfg(feature = "agent")]
-mod sessions;
 mod store;
 
 use std::borrow::Cow;
@@ -55,7 +53,7 @@ use std::time::Duration;
 
 pub use builder::SqlBuilder;
 use cache::Rows;
-use connection::step;
+pub(crate) use connection::step;
 pub use error::SqlError;
 use rows::{AgentRow, SkillRow};
 
@@ -153,7 +151,7 @@ impl std::fmt::Debug for Sql {
 
 /// The connections: one concrete sqlx pool per backend (see [`on_pool!`]).
 #[derive(Clone)]
-enum Pool {
+pub(crate) enum Pool {
     Sqlite(sqlx::SqlitePool),
     #[cfg(feature = "postgres")]
     Postgres(sqlx::PgPool),
@@ -183,7 +181,7 @@ macro_rules! on_pool {
         }
     };
 }
-use on_pool;
+pub(crate) use on_pool;
 
 impl Sql {
     /// The provider for database `url` (see [`Sql`]), with the default

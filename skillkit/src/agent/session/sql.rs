@@ -9,11 +9,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{Pool, Sql, SqlError, on_pool, step};
 use crate::agent::session::{
     Loaded, SessionError, SessionInfo, SessionItem, SessionMeta, SessionStore, checked_id,
 };
 use crate::llm::Message;
+use crate::providers::Sql;
+use crate::providers::sql::{Pool, SqlError, on_pool, step};
 
 const VERSION: &str = "SELECT version FROM skillkit_sessions WHERE session = $1";
 const ITEMS: &str = "SELECT seq, message FROM skillkit_session_items \
@@ -88,7 +89,7 @@ impl SessionStore for Sql {
     async fn load(&self, id: &str, last: Option<usize>) -> Result<Loaded, SessionError> {
         checked(id)?;
         self.ready().await.map_err(store_error)?;
-        let limit = self.inner.timeout;
+        let limit = self.statement_timeout();
         let attempt = |pool: Pool| async move {
             on_pool!(&pool, p => {
                 let mut tx = step(limit, p.begin()).await?;
@@ -143,7 +144,7 @@ impl SessionStore for Sql {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| SessionError::Io(e.into()))?;
         let version = expected + texts.len() as u64;
-        let limit = self.inner.timeout;
+        let limit = self.statement_timeout();
         let committing = AtomicBool::new(false);
         let attempt = |pool: Pool| {
             let (texts, committing) = (&texts, &committing);
@@ -181,7 +182,7 @@ impl SessionStore for Sql {
     async fn pop(&self, id: &str, expected: u64) -> Result<Option<SessionItem>, SessionError> {
         checked(id)?;
         self.ready().await.map_err(store_error)?;
-        let limit = self.inner.timeout;
+        let limit = self.statement_timeout();
         let committing = AtomicBool::new(false);
         let attempt = |pool: Pool| {
             let committing = &committing;
@@ -235,7 +236,7 @@ impl SessionStore for Sql {
     async fn clear(&self, id: &str) -> Result<(), SessionError> {
         checked(id)?;
         self.ready().await.map_err(store_error)?;
-        let limit = self.inner.timeout;
+        let limit = self.statement_timeout();
         let attempt = |pool: Pool| async move {
             on_pool!(&pool, p => {
                 let mut tx = step(limit, p.begin()).await?;
@@ -251,7 +252,7 @@ impl SessionStore for Sql {
 
     async fn list(&self) -> Result<Vec<SessionInfo>, SessionError> {
         self.ready().await.map_err(store_error)?;
-        let limit = self.inner.timeout;
+        let limit = self.statement_timeout();
         let attempt = |pool: Pool| async move {
             on_pool!(&pool, p => {
                 #[allow(clippy::type_complexity)]
@@ -284,7 +285,7 @@ impl SessionStore for Sql {
     async fn describe(&self, id: &str, meta: &SessionMeta) -> Result<(), SessionError> {
         checked(id)?;
         self.ready().await.map_err(store_error)?;
-        let limit = self.inner.timeout;
+        let limit = self.statement_timeout();
         let attempt = |pool: Pool| async move {
             on_pool!(&pool, p => {
                 let describe = sqlx::query(DESCRIBE)
@@ -304,7 +305,7 @@ impl SessionStore for Sql {
         checked(id)?;
         checked(new_id)?;
         self.ready().await.map_err(store_error)?;
-        let limit = self.inner.timeout;
+        let limit = self.statement_timeout();
         let committing = AtomicBool::new(false);
         let attempt = |pool: Pool| {
             let committing = &committing;
