@@ -88,7 +88,7 @@ pub(crate) fn load(
         let shown = relative(path);
         let parsed = read(path, &shown).and_then(|bytes| {
             let doc = SkillDocument::parse_file(&shown, &bytes)?;
-            let origin = kit::Origin::new(&doc.name).at(&shown, doc.name_line);
+            let origin = kit::Declared::new(&doc.name).at(&shown, doc.name_line);
             let member = kit::qualify(kit, &origin)?;
             Ok(Parsed { member, doc })
         });
@@ -123,7 +123,7 @@ pub(crate) fn load(
         let shown = relative(path);
         let parsed = read(path, &shown).and_then(|bytes| {
             let mut doc = AgentDocument::parse_file(&shown, kit, &bytes)?;
-            let origin = kit::Origin::new(&doc.name).at(&shown, doc.name_line);
+            let origin = kit::Declared::new(&doc.name).at(&shown, doc.name_line);
             let member = kit::qualify(kit, &origin)?;
             doc.name.clone_from(&member.name);
             Ok(Parsed { member, doc })
@@ -181,7 +181,7 @@ fn unique<T>(
 ) -> Vec<Parsed<T>> {
     parsed.sort_by(|a, b| a.member.path.cmp(&b.member.path));
     errors.extend(kit::dedup(&mut parsed, what, Severity::Error, |p| {
-        p.member.origin()
+        p.member.declared()
     }));
     parsed
 }

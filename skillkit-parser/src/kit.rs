@@ -11,10 +11,10 @@
 //! ```
 //! use skillkit_parser::{Severity, kit};
 //!
-//! let a = kit::Origin::new("read").at("k/a/SKILL.md", 2);
-//! let b = kit::Origin::new("k:read").at("k/b/SKILL.md", 3);
+//! let a = kit::Declared::new("read").at("k/a/SKILL.md", 2);
+//! let b = kit::Declared::new("k:read").at("k/b/SKILL.md", 3);
 //! let mut members = vec![kit::qualify("k", &a)?, kit::qualify("k", &b)?];
-//! let dropped = kit::dedup(&mut members, "skill", Severity::Warning, |m: &kit::Member| m.origin());
+//! let dropped = kit::dedup(&mut members, "skill", Severity::Warning, |m: &kit::Member| m.declared());
 //! assert_eq!(members.len(), 1);
 //! assert_eq!(dropped[0].to_string(),
 //!     "k/b/SKILL.md:3:1: warning: duplicate skill name `k:read`: `k/a/SKILL.md` has it too; rename one of them");
@@ -29,11 +29,11 @@ use crate::{Diagnostic, Severity, name};
 /// skills made in memory) and the line of its `name:` key (0 when unknown).
 ///
 /// ```
-/// let origin = skillkit_parser::kit::Origin::new("read").at("k/read/SKILL.md", 2);
-/// assert_eq!(origin.line, 2);
+/// let declared = skillkit_parser::kit::Declared::new("read").at("k/read/SKILL.md", 2);
+/// assert_eq!(declared.line, 2);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Origin<'a> {
+pub struct Declared<'a> {
     /// The name as written (bare, or with the kit's prefix).
     pub name: &'a str,
     /// The file it is written in.
@@ -42,15 +42,15 @@ pub struct Origin<'a> {
     pub line: usize,
 }
 
-impl<'a> Origin<'a> {
+impl<'a> Declared<'a> {
     /// A name with no file (a skill put in memory, a database row).
     ///
     /// ```
-    /// let origin = skillkit_parser::kit::Origin::new("read");
-    /// assert!(origin.path.is_none());
+    /// let declared = skillkit_parser::kit::Declared::new("read");
+    /// assert!(declared.path.is_none());
     /// ```
     pub fn new(name: &'a str) -> Self {
-        Origin {
+        Declared {
             name,
             path: None,
             line: 0,
@@ -60,11 +60,11 @@ impl<'a> Origin<'a> {
     /// The same name, written at `line` of `path`.
     ///
     /// ```
-    /// let origin = skillkit_parser::kit::Origin::new("a").at("k/a/SKILL.md", 2);
-    /// assert_eq!(origin.path, Some(std::path::Path::new("k/a/SKILL.md")));
+    /// let declared = skillkit_parser::kit::Declared::new("a").at("k/a/SKILL.md", 2);
+    /// assert_eq!(declared.path, Some(std::path::Path::new("k/a/SKILL.md")));
     /// ```
     pub fn at(self, path: &'a (impl AsRef<Path> + ?Sized), line: usize) -> Self {
-        Origin {
+        Declared {
             path: Some(path.as_ref()),
             line,
             ..self
@@ -87,7 +87,7 @@ impl<'a> Origin<'a> {
 /// [`qualify`] returns it.
 ///
 /// ```
-/// let member = skillkit_parser::kit::qualify("k", &skillkit_parser::kit::Origin::new("a")).unwrap();
+/// let member = skillkit_parser::kit::qualify("k", &skillkit_parser::kit::Declared::new("a")).unwrap();
 /// assert_eq!(member.name, "k:a");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,14 +101,14 @@ pub struct Member {
 }
 
 impl Member {
-    /// The member as an [`Origin`] (with its full name), for [`dedup`].
+    /// The member as a [`Declared`] name (with its full name), for [`dedup`].
     ///
     /// ```
-    /// let member = skillkit_parser::kit::qualify("k", &skillkit_parser::kit::Origin::new("a")).unwrap();
-    /// assert_eq!(member.origin().name, "k:a");
+    /// let member = skillkit_parser::kit::qualify("k", &skillkit_parser::kit::Declared::new("a")).unwrap();
+    /// assert_eq!(member.declared().name, "k:a");
     /// ```
-    pub fn origin(&self) -> Origin<'_> {
-        Origin {
+    pub fn declared(&self) -> Declared<'_> {
+        Declared {
             name: &self.name,
             path: self.path.as_deref(),
             line: self.line,
@@ -116,24 +116,24 @@ impl Member {
     }
 }
 
-/// The full name of the member written at `origin` in kit `kit`: a bare name
+/// The full name of the member declared as `declared` in kit `kit`: a bare name
 /// gets the kit's prefix, the kit's own prefix is kept, and a prefix naming
 /// another kit is an error at the line of the `name:` key.
 ///
 /// ```
-/// use skillkit_parser::kit::{Origin, qualify};
-/// assert_eq!(qualify("files", &Origin::new("read")).unwrap().name, "files:read");
-/// let err = qualify("files", &Origin::new("net:get").at("files/get/SKILL.md", 3)).unwrap_err();
+/// use skillkit_parser::kit::{Declared, qualify};
+/// assert_eq!(qualify("files", &Declared::new("read")).unwrap().name, "files:read");
+/// let err = qualify("files", &Declared::new("net:get").at("files/get/SKILL.md", 3)).unwrap_err();
 /// assert!(err.to_string().starts_with("files/get/SKILL.md:3:1: error: skill name `net:get` names kit `net`"));
 /// ```
-pub fn qualify(kit: &str, origin: &Origin<'_>) -> Result<Member, Diagnostic> {
-    match name::qualify(kit, origin.name) {
+pub fn qualify(kit: &str, declared: &Declared<'_>) -> Result<Member, Diagnostic> {
+    match name::qualify(kit, declared.name) {
         Ok(name) => Ok(Member {
             name,
-            path: origin.path.map(Path::to_path_buf),
-            line: origin.line,
+            path: declared.path.map(Path::to_path_buf),
+            line: declared.line,
         }),
-        Err(message) => Err(origin.diagnostic(Severity::Error, message)),
+        Err(message) => Err(declared.diagnostic(Severity::Error, message)),
     }
 }
 
@@ -143,9 +143,9 @@ pub fn qualify(kit: &str, origin: &Origin<'_>) -> Result<Member, Diagnostic> {
 /// the file that kept the name. `what` is `"skill"` or `"agent"`.
 ///
 /// ```
-/// use skillkit_parser::{Severity, kit::{Origin, dedup}};
+/// use skillkit_parser::{Severity, kit::{Declared, dedup}};
 /// let mut names = vec!["k:b", "k:a", "k:b"];
-/// let dropped = dedup(&mut names, "skill", Severity::Error, |n: &&str| Origin::new(n));
+/// let dropped = dedup(&mut names, "skill", Severity::Error, |n: &&str| Declared::new(n));
 /// assert_eq!(names, ["k:a", "k:b"]);
 /// assert!(dropped[0].is_error());
 /// ```
@@ -153,7 +153,7 @@ pub fn dedup<T>(
     members: &mut Vec<T>,
     what: &str,
     severity: Severity,
-    origin: impl Fn(&T) -> Origin<'_>,
+    origin: impl Fn(&T) -> Declared<'_>,
 ) -> Vec<Diagnostic> {
     // A stable sort keeps the given order among equal names.
     members.sort_by(|a, b| origin(a).name.cmp(origin(b).name));
@@ -189,9 +189,9 @@ mod tests {
         let mut members: Vec<Member> = files
             .iter()
             .zip(["x", "k:x", "y"])
-            .map(|(path, name)| qualify("k", &Origin::new(name).at(path, 2)).unwrap())
+            .map(|(path, name)| qualify("k", &Declared::new(name).at(path, 2)).unwrap())
             .collect();
-        let dropped = dedup(&mut members, "skill", Severity::Warning, Member::origin);
+        let dropped = dedup(&mut members, "skill", Severity::Warning, Member::declared);
         let kept: Vec<_> = members.iter().map(|m| (m.name.as_str(), m.line)).collect();
         assert_eq!(kept, [("k:x", 2), ("k:y", 2)]);
         assert_eq!(members[0].path.as_deref(), Some(Path::new(files[0])));
@@ -203,18 +203,18 @@ mod tests {
 
     #[test]
     fn a_foreign_prefix_is_refused_at_the_name_line() {
-        let err = qualify("k", &Origin::new("other:x").at("k/x/SKILL.md", 4)).unwrap_err();
+        let err = qualify("k", &Declared::new("other:x").at("k/x/SKILL.md", 4)).unwrap_err();
         assert_eq!((err.line, err.column), (4, 1));
         assert!(err.message.contains("write the bare name `x`"), "{err}");
     }
 
     #[test]
     fn names_without_a_file_have_no_position() {
-        let err = qualify("k", &Origin::new("other:x")).unwrap_err();
+        let err = qualify("k", &Declared::new("other:x")).unwrap_err();
         assert_eq!((err.line, err.column, err.path.as_deref()), (0, 0, None));
         let mut names = vec!["k:a", "k:a"];
         let dropped = dedup(&mut names, "agent", Severity::Warning, |n: &&str| {
-            Origin::new(n)
+            Declared::new(n)
         });
         assert_eq!(
             dropped[0].to_string(),

@@ -356,13 +356,13 @@ impl Kit {
             &mut skills,
             "skill",
             Severity::Warning,
-            |(s, line)| origin(&s.name, s.location.as_deref(), *line),
+            |(s, line)| declared(&s.name, s.location.as_deref(), *line),
         ));
         diagnostics.extend(kit_rule::dedup(
             &mut agents,
             "agent",
             Severity::Warning,
-            |(a, line)| origin(&a.name, a.location.as_deref(), *line),
+            |(a, line)| declared(&a.name, a.location.as_deref(), *line),
         ));
         Kit {
             name,
@@ -376,12 +376,12 @@ impl Kit {
     }
 }
 
-fn origin<'a>(
+fn declared<'a>(
     name: &'a str,
     path: Option<&'a std::path::Path>,
     line: usize,
-) -> kit_rule::Origin<'a> {
-    kit_rule::Origin { name, path, line }
+) -> kit_rule::Declared<'a> {
+    kit_rule::Declared { name, path, line }
 }
 
 #[cfg(test)]

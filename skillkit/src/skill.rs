@@ -501,7 +501,7 @@ impl Skill {
         doc: SkillDocument,
         location: Option<Arc<Path>>,
     ) -> Result<Skill, Diagnostic> {
-        let origin = kit::Origin {
+        let origin = kit::Declared {
             name: &doc.name,
             path: location.as_deref(),
             line: doc.name_line,

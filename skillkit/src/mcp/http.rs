@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use secrecy::{ExposeSecret, SecretString};
 
 use super::jsonrpc::{self, Read};
-use super::origin::{self, Allowed};
+use super::origin_header::{self, Allowed};
 use super::{McpServer, ServeError};
 use super::{answer, direct};
 
@@ -69,7 +69,7 @@ impl Default for HttpOptions {
             token: None,
             unauthenticated: false,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            origins: origin::loopback(),
+            origins: origin_header::loopback(),
             hosts: ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec(),
         }
     }
@@ -308,7 +308,7 @@ fn refuse(status: StatusCode, message: String) -> Response {
 async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     if let Some(value) = request.headers().get(header::ORIGIN) {
         let origin = value.to_str().unwrap_or("");
-        if !origin::allowed(origin, &guard.origins) {
+        if !origin_header::allowed(origin, &guard.origins) {
             tracing::warn!(origin, "refused a request from a page of another origin");
             return refuse(
                 StatusCode::FORBIDDEN,

@@ -95,7 +95,7 @@ mod direct;
 mod files;
 mod http;
 mod jsonrpc;
-mod origin;
+mod origin_header;
 mod pages;
 mod params;
 mod prompts;

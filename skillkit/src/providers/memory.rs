@@ -182,7 +182,7 @@ impl Memory {
         let kit_name = kit.name.to_string();
         let mut skills = Vec::with_capacity(kit.skills.len());
         for skill in std::mem::take(&mut kit.skills).iter().cloned() {
-            match kit_rule::qualify(&kit_name, &kit_rule::Origin::new(&skill.name)) {
+            match kit_rule::qualify(&kit_name, &kit_rule::Declared::new(&skill.name)) {
                 Ok(member) if member.name == skill.name => skills.push(skill),
                 Ok(member) => {
                     let mut owned = (*skill).clone();
@@ -202,7 +202,7 @@ impl Memory {
             &mut skills,
             "skill",
             Severity::Warning,
-            |s| kit_rule::Origin::new(&s.name),
+            |s| kit_rule::Declared::new(&s.name),
         ));
         self.write(|store| {
             // A skill that had a tool is knowledge now: a new value says so

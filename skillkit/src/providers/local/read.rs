@@ -142,7 +142,7 @@ fn parse(
     let mut doc = AgentDocument::parse_file(path, kit, &bytes)?;
     let warnings = std::mem::take(&mut doc.warnings);
     if path.file_name().is_none_or(|n| n != AGENT_FILE) {
-        let origin = skillkit_parser::kit::Origin::new(&doc.name).at(path, doc.name_line);
+        let origin = skillkit_parser::kit::Declared::new(&doc.name).at(path, doc.name_line);
         doc.name = skillkit_parser::kit::qualify(kit, &origin)?.name;
     }
     let line = doc.name_line;

@@ -53,7 +53,7 @@ pub(super) async fn list(
         &mut skills,
         "skill",
         Severity::Warning,
-        |s: &Skill| kit_rule::Origin::new(&s.name),
+        |s: &Skill| kit_rule::Declared::new(&s.name),
     ));
     let mut built = Kit::new(kit.to_owned()).with_origin(Origin::Mcp);
     built
