@@ -10,8 +10,9 @@ use skillkit::AgentDefinition;
 use skillkit::agent::{ACTIVATE_SKILL, Agent, AgentOptions, History, start_agent};
 use skillkit::approval::{Approval, ApprovalPolicy, Decision};
 use skillkit::llm::{LlmError, Message, ModelUri, Registry, Reply, Scripted};
+use skillkit::parser::Severity;
 use skillkit::script::{Sandbox, ScriptOptions};
-use skillkit::{Catalog, Local, Severity};
+use skillkit::{Catalog, Local};
 
 use crate::ask;
 use crate::failure::Failure;

@@ -5,10 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use skillkit::catalog::CatalogBuilder;
 use skillkit::mcp_client::Endpoint;
 use skillkit::providers::github::{ApiToken, GitHubBuilder};
 use skillkit::search::HttpEmbedder;
-use skillkit::{CatalogBuilder, GitHub, Local, McpSkills};
+use skillkit::{GitHub, Local, McpSkills};
 
 use crate::Global;
 use crate::failure::Failure;

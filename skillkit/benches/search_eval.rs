@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use skillkit::{Catalog, Embedder, Local, Skill};
+use skillkit::search::Embedder;
+use skillkit::{Catalog, Local, Skill};
 
 struct Request {
     query: String,

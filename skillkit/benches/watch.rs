@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use skillkit::agent::{Agent, AgentOptions, start_agent};
 use skillkit::llm::{Adapter, Event, EventStream, LlmError, Registry, Request, StopReason};
-use skillkit::{AgentDefinition, Catalog, Local, WatchStatus};
+use skillkit::providers::WatchStatus;
+use skillkit::{AgentDefinition, Catalog, Local};
 
 fn sizes() -> Vec<usize> {
     catalogs::sizes("10000,100000")

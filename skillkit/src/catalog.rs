@@ -143,13 +143,13 @@ impl CatalogBuilder {
     /// Adds semantic ranking to [`Catalog::search`] (and
     /// [`search_snapshot`](Catalog::search_snapshot)): an embeddings
     /// endpoint (`search::HttpEmbedder`, feature `embed`) or the
-    /// application's own model (see [`Embedder`](crate::Embedder) and the
+    /// application's own model (see [`Embedder`](crate::search::Embedder) and the
     /// [module](crate::search) for how the rankings are fused).
     ///
     /// ```
     /// struct Flat;
     /// #[skillkit::async_trait]
-    /// impl skillkit::Embedder for Flat {
+    /// impl skillkit::search::Embedder for Flat {
     ///     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
     ///         Ok(texts.iter().map(|_| vec![1.0]).collect())
     ///     }
@@ -199,7 +199,7 @@ impl CatalogBuilder {
 /// A skill's name and description, as listed to people and models.
 ///
 /// ```
-/// let summary = skillkit::SkillSummary { name: "files:read".into(), description: "Read.".into() };
+/// let summary = skillkit::catalog::SkillSummary { name: "files:read".into(), description: "Read.".into() };
 /// assert_eq!(summary.name, "files:read");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -108,7 +108,8 @@ impl Origin {
 /// clone still holds it.
 ///
 /// ```
-/// use skillkit::{Kit, Skill, Skills};
+/// use skillkit::{Kit, Skill};
+/// use skillkit::kit::Skills;
 ///
 /// let kit = Kit::new("k").with_skill(Skill::new("k:a", "d"));
 /// let mut copy = kit.clone();
@@ -146,7 +147,7 @@ impl Skills {
     /// The list, to edit: copied first if another clone holds it too.
     ///
     /// ```
-    /// let mut skills = skillkit::Skills::default();
+    /// let mut skills = skillkit::kit::Skills::default();
     /// skills.make_mut().push(skillkit::Skill::new("k:a", "d").into());
     /// assert_eq!(skills.len(), 1);
     /// ```
@@ -186,8 +187,8 @@ impl Skills {
     /// neither was edited since).
     ///
     /// ```
-    /// let a = skillkit::Skills::from(vec![skillkit::Skill::new("k:a", "d").into()]);
-    /// assert!(skillkit::Skills::ptr_eq(&a, &a.clone()));
+    /// let a = skillkit::kit::Skills::from(vec![skillkit::Skill::new("k:a", "d").into()]);
+    /// assert!(skillkit::kit::Skills::ptr_eq(&a, &a.clone()));
     /// ```
     pub fn ptr_eq(a: &Skills, b: &Skills) -> bool {
         Arc::ptr_eq(&a.0, &b.0)

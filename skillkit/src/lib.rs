@@ -93,38 +93,49 @@ pub mod tool;
 #[cfg(any(feature = "github", feature = "agent", feature = "mcp"))]
 mod whole;
 
+// The root: the types most programs name, each also at its module (as
+// axum re-exports `Router`); the rest are reached through their module.
 pub use agent_definition::AgentDefinition;
-pub use catalog::{Catalog, CatalogBuilder, ProviderFailure, SkillSummary, Snapshot};
+#[doc(inline)]
+pub use catalog::{Catalog, Snapshot};
+#[doc(inline)]
 pub use embed::EmbeddedKit;
-pub use kit::{Kit, Origin, Skills};
-
+#[doc(inline)]
+pub use kit::{Kit, Origin};
 pub use provider::{KitProvider, ProviderError};
 #[cfg(feature = "github")]
 #[cfg_attr(docsrs, doc(cfg(feature = "github")))]
+#[doc(inline)]
 pub use providers::GitHub;
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
+#[doc(inline)]
 pub use providers::McpSkills;
 #[cfg(feature = "sql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sql")))]
+#[doc(inline)]
 pub use providers::Sql;
-pub use providers::{Local, Memory, WatchStatus};
+#[doc(inline)]
+pub use providers::{Local, Memory};
 #[cfg(any(feature = "github", feature = "llm", feature = "mcp-client"))]
 #[cfg_attr(
     docsrs,
     doc(cfg(any(feature = "github", feature = "llm", feature = "mcp-client")))
 )]
+#[doc(inline)]
 pub use retry::RetryPolicy;
-pub use search::{Embedder, SearchHit, SearchStats};
-pub use skill::{Metadata, Skill};
+#[doc(inline)]
+pub use skill::Skill;
 /// `#[derive(Kit)]`: a kit compiled into the binary; see [`embed`].
 pub use skillkit_macros::Kit;
-pub use tool::{Tool, ToolContext, ToolDefinition, ToolExecution, ToolOutcome};
+#[doc(inline)]
+pub use tool::{Tool, ToolDefinition, ToolExecution, ToolOutcome};
 
 /// The parser shared with `#[derive(Kit)]`: diagnostics, documents, layout,
 /// validation.
 pub use skillkit_parser as parser;
-pub use skillkit_parser::{Diagnostic, Severity};
+#[doc(inline)]
+pub use skillkit_parser::Diagnostic;
 
 /// The examples of the README and of the guides in `docs/`, compiled and run
 /// as doctests so they cannot rot.

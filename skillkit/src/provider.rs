@@ -13,7 +13,7 @@ use crate::tool::Tool;
 ///
 /// A [`Catalog`](crate::Catalog) serves the other providers and reports the
 /// error, with the provider's name, as a
-/// [`ProviderFailure`](crate::ProviderFailure); a timeout and a panic, which
+/// [`ProviderFailure`](crate::catalog::ProviderFailure); a timeout and a panic, which
 /// the catalog itself detects, are [`TimedOut`](ProviderError::TimedOut) and
 /// [`Panicked`](ProviderError::Panicked).
 ///
@@ -54,7 +54,7 @@ pub enum ProviderError {
          (`CatalogBuilder::timeout`)"
     )]
     TimedOut {
-        /// The catalog's limit ([`CatalogBuilder::timeout`](crate::CatalogBuilder::timeout)).
+        /// The catalog's limit ([`CatalogBuilder::timeout`](crate::catalog::CatalogBuilder::timeout)).
         after: Duration,
     },
     /// The provider panicked while answering a [`Catalog`](crate::Catalog)

@@ -23,7 +23,7 @@ use more::{EXTRA, METADATA};
 /// A map of frontmatter values (`metadata`, `extra`, kit metadata).
 ///
 /// ```
-/// let mut metadata = skillkit::Metadata::new();
+/// let mut metadata = skillkit::skill::Metadata::new();
 /// metadata.insert("author".into(), "me".into());
 /// assert_eq!(metadata["author"], "me");
 /// ```
@@ -398,7 +398,7 @@ impl Skill {
     /// The same skill with `metadata` as its metadata map.
     ///
     /// ```
-    /// let mut metadata = skillkit::Metadata::new();
+    /// let mut metadata = skillkit::skill::Metadata::new();
     /// metadata.insert("version".into(), "1.0".into());
     /// let skill = skillkit::Skill::new("a:b", "d").with_metadata(metadata);
     /// assert_eq!(skill.metadata()["version"], "1.0");
@@ -434,7 +434,7 @@ impl Skill {
     /// The same skill with `extra` as its map of other frontmatter keys.
     ///
     /// ```
-    /// let mut extra = skillkit::Metadata::new();
+    /// let mut extra = skillkit::skill::Metadata::new();
     /// extra.insert("argument-hint".into(), "<file>".into());
     /// let skill = skillkit::Skill::new("a:b", "d").with_extra(extra);
     /// assert_eq!(skill.extra()["argument-hint"], "<file>");

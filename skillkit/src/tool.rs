@@ -44,7 +44,7 @@ pub fn skill_definition(skill: &Skill) -> ToolDefinition {
 /// Where a tool call happens: which agent, which session, the kit's metadata.
 ///
 /// ```
-/// let ctx = skillkit::ToolContext { agent: Some("helper".into()), ..Default::default() };
+/// let ctx = skillkit::tool::ToolContext { agent: Some("helper".into()), ..Default::default() };
 /// assert_eq!(ctx.agent.as_deref(), Some("helper"));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -102,7 +102,7 @@ impl ToolExecution {
     /// ```
     /// # use std::sync::Arc;
     /// let e = skillkit::ToolExecution::new(Arc::new(skillkit::Skill::new("a:b", "d")), serde_json::json!({}))
-    ///     .with_context(skillkit::ToolContext { session_id: Some("s1".into()), ..Default::default() });
+    ///     .with_context(skillkit::tool::ToolContext { session_id: Some("s1".into()), ..Default::default() });
     /// assert_eq!(e.context.session_id.as_deref(), Some("s1"));
     /// ```
     pub fn with_context(mut self, context: ToolContext) -> Self {

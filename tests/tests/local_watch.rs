@@ -8,8 +8,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use skillkit::kit::Skills;
 use skillkit::providers::WatchFault;
-use skillkit::{Kit, KitProvider, Local, Skills, WatchStatus};
+use skillkit::providers::WatchStatus;
+use skillkit::{Kit, KitProvider, Local};
 use skillkit_tests::{Logs, skill_md, write};
 
 /// The kits of `local` now, asked as a catalog asks (`list_kits`: the kits

@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use skillkit::search::EmbedError;
-use skillkit::{Catalog, Embedder, Local, Memory, SearchHit, Skill};
+use skillkit::search::{Embedder, SearchHit};
+use skillkit::{Catalog, Local, Memory, Skill};
 use skillkit_tests::{skill_md, write};
 
 fn names(hits: &[SearchHit]) -> Vec<&str> {

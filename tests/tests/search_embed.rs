@@ -5,7 +5,8 @@
 //! ranking, and the key sent only when named.
 
 use skillkit::search::HttpEmbedder;
-use skillkit::{Catalog, Memory, SearchHit, Skill};
+use skillkit::search::SearchHit;
+use skillkit::{Catalog, Memory, Skill};
 use skillkit_tests::embeddings::Embeddings;
 
 fn names(hits: &[SearchHit]) -> Vec<&str> {

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use skillkit::{Skill, Tool, ToolContext, ToolExecution, ToolOutcome, tool};
+use skillkit::tool::ToolContext;
+use skillkit::{Skill, Tool, ToolExecution, ToolOutcome, tool};
 
 /// Asks for confirmation before deleting, then deletes on "yes".
 struct Delete;

@@ -7,7 +7,7 @@
 //! Lexical, BM25F-style: a query's terms are matched in a skill's bare name
 //! (weighted most), its kit's name, its description, and its body (weighted
 //! least; the whole body, up to [`BODY_BYTES`] unless
-//! [`CatalogBuilder::search_body_bytes`](crate::CatalogBuilder::search_body_bytes)
+//! [`CatalogBuilder::search_body_bytes`](crate::catalog::CatalogBuilder::search_body_bytes)
 //! says otherwise), each field normalised by its own length. Words are
 //! lowercased, common English words dropped, and plurals and endings folded
 //! by a light stemmer (`reports` finds `report`, `converting` finds
@@ -26,7 +26,7 @@
 //! skill not yet seen into the top, they are only looked up for the skills
 //! still in the running; the answer is the one scoring every skill gives.
 //!
-//! With an [`Embedder`] ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder);
+//! With an [`Embedder`] ([`CatalogBuilder::embedder`](crate::catalog::CatalogBuilder::embedder);
 //! [`HttpEmbedder`] for any OpenAI-compatible `/v1/embeddings` endpoint), each
 //! skill's `name: description` is embedded once per skill version (outside
 //! the index's lock: other searches go on meanwhile); the query is embedded
@@ -40,7 +40,7 @@
 //!
 //! Every search asks the catalog (or takes the caller's [`Snapshot`](crate::Snapshot)) and
 //! brings the index to it first, at the cost of what changed: a kit whose
-//! skill list is the one indexed ([`Skills::ptr_eq`](crate::Skills::ptr_eq))
+//! skill list is the one indexed ([`Skills::ptr_eq`](crate::kit::Skills::ptr_eq))
 //! costs nothing per skill, a changed kit compares its skills by identity,
 //! and only a new or changed skill is indexed; removed skills leave the
 //! index. [`Catalog::search_stats`](crate::Catalog::search_stats) counts the skills indexed.
@@ -106,7 +106,7 @@ impl PartialEq for SearchHit {
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An embedding model, for semantic ranking
-/// ([`CatalogBuilder::embedder`](crate::CatalogBuilder::embedder)): [`HttpEmbedder`]
+/// ([`CatalogBuilder::embedder`](crate::catalog::CatalogBuilder::embedder)): [`HttpEmbedder`]
 /// (any OpenAI-compatible `/v1/embeddings` endpoint: OpenAI, Ollama, vLLM,
 /// llama.cpp's server), or an application's own. SkillKit downloads and
 /// bundles no model.
@@ -120,7 +120,7 @@ pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 /// struct Words;
 ///
 /// #[skillkit::async_trait]
-/// impl skillkit::Embedder for Words {
+/// impl skillkit::search::Embedder for Words {
 ///     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
 ///         Ok(texts.iter().map(|t| {
 ///             let t = t.to_lowercase();
@@ -142,12 +142,12 @@ pub trait Embedder: Send + Sync {
 /// use std::sync::Arc;
 /// struct Zero;
 /// #[skillkit::async_trait]
-/// impl skillkit::Embedder for Zero {
+/// impl skillkit::search::Embedder for Zero {
 ///     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, skillkit::search::EmbedError> {
 ///         Ok(vec![vec![0.0]; texts.len()])
 ///     }
 /// }
-/// let shared: Arc<dyn skillkit::Embedder> = Arc::new(Zero);
+/// let shared: Arc<dyn skillkit::search::Embedder> = Arc::new(Zero);
 /// let catalog = skillkit::Catalog::builder().embedder(shared).build();
 /// ```
 #[async_trait::async_trait]
@@ -179,7 +179,7 @@ pub struct SearchStats {
 }
 
 /// How much of each skill's body the search index reads unless
-/// [`CatalogBuilder::search_body_bytes`](crate::CatalogBuilder::search_body_bytes)
+/// [`CatalogBuilder::search_body_bytes`](crate::catalog::CatalogBuilder::search_body_bytes)
 /// says otherwise: the whole body, up to its first MiB (whole words only; a
 /// body is untrusted text, and no skill's runs that long). The word a
 /// request turns on is often further down than the overview (a tool's

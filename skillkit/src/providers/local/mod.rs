@@ -279,7 +279,7 @@ impl Local {
     ///
     /// ```
     /// let local = skillkit::Local::each("/app/skills").watch(false);
-    /// assert_eq!(local.watch_status(), skillkit::WatchStatus::Off);
+    /// assert_eq!(local.watch_status(), skillkit::providers::WatchStatus::Off);
     /// ```
     pub fn watch(self, watch: bool) -> Self {
         let (name, origin) = (self.inner.name.clone(), self.inner.origin);
@@ -290,7 +290,8 @@ impl Local {
     /// not (see [`watch`](Local::watch)).
     ///
     /// ```
-    /// use skillkit::{Local, WatchStatus};
+    /// use skillkit::Local;
+    /// use skillkit::providers::WatchStatus;
     /// let local = Local::new("/app/skills/files");
     /// // Watching starts after the second query.
     /// assert!(matches!(local.watch_status(), WatchStatus::Starting | WatchStatus::Off));

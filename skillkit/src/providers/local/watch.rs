@@ -57,7 +57,8 @@ pub(super) use off::Watch;
 /// system, as [`Local::watch_status`](crate::Local::watch_status) tells it.
 ///
 /// ```
-/// use skillkit::{Local, WatchStatus};
+/// use skillkit::Local;
+/// use skillkit::providers::WatchStatus;
 /// assert_eq!(Local::new("/x").watch(false).watch_status(), WatchStatus::Off);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
