@@ -41,7 +41,7 @@
 //! `Memory`, `#[derive(Kit)]`, tools, the LLM types and `Scripted`) and builds
 //! no HTTP stack.
 #![warn(missing_docs, unreachable_pub)]
-// `unsafe` lives in one module, `agent::script` (the script runner's process
+// `unsafe` lives in one module, `dispatch::script` (the script runner's process
 // group and its kernel sandbox, between `fork` and `exec`), each block with
 // its `SAFETY:` comment.
 #![deny(unsafe_code)]

@@ -12,7 +12,7 @@ use tracing::Instrument;
 use crate::agent::run::AgentRun;
 use crate::agent::{EventKind, InputRequest};
 use crate::catalog::Catalog;
-use crate::dispatch::approval::{AgentPath, Approval, Decision, InputKind, ToolRequest};
+use crate::dispatch::approval::{AgentPath, Approval, Approver, Decision, InputKind, ToolRequest};
 use crate::dispatch::script::Scripts;
 use crate::dispatch::toolset::{Found, ToolSet};
 use crate::dispatch::{self, Activation, Host, Ran};
@@ -95,17 +95,9 @@ impl AgentRun {
     }
 }
 
-impl Host for AgentRun {
+impl Approver for AgentRun {
     fn path(&self) -> &AgentPath {
         &self.path
-    }
-
-    fn context(&self) -> ToolContext {
-        ToolContext {
-            agent: Some(self.definition.name.to_string()),
-            session_id: Some(self.runtime.session_id.clone()),
-            ..ToolContext::default()
-        }
     }
 
     fn decide(&self, request: &ToolRequest) -> Approval {
@@ -133,6 +125,16 @@ impl Host for AgentRun {
         Ok(receive
             .await
             .unwrap_or_else(|_| Decision::deny("the agent shut down")))
+    }
+}
+
+impl Host for AgentRun {
+    fn context(&self) -> ToolContext {
+        ToolContext {
+            agent: Some(self.definition.name.to_string()),
+            session_id: Some(self.runtime.session_id.clone()),
+            ..ToolContext::default()
+        }
     }
 
     fn granted(&self, full: &str, wire: &str) -> bool {

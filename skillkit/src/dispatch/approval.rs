@@ -172,6 +172,24 @@ impl Decision {
     }
 }
 
+/// Whoever answers for a tool call's approval: where the call comes from,
+/// the approval policy's verdict, and asking the caller. The part of a
+/// tool call's host (the agent, the MCP server) that a skill's
+/// `` !`command` `` lines need.
+pub(crate) trait Approver: Sync {
+    /// The agent making the call (the root path for a server).
+    fn path(&self) -> &AgentPath;
+    /// The approval policy's verdict on `request`.
+    fn decide(&self, request: &ToolRequest) -> Approval;
+    /// Asks the caller about `request` and waits for the decision; `Err`
+    /// (the call's result) when it cannot be asked.
+    fn ask(
+        &self,
+        request: &ToolRequest,
+        kind: InputKind,
+    ) -> impl Future<Output = Result<Decision, String>>;
+}
+
 /// Which agent an event comes from: the root agent (an empty path), or a
 /// sub-agent by the names of the agents that delegated to it
 /// (`files:summarize`, then `files:summarize/notes:editor` one level down).

@@ -39,7 +39,7 @@ use crate::catalog::Catalog;
 use crate::llm::ToolCall;
 use crate::skill::Skill;
 use crate::tool::{self, ToolContext, ToolExecution, ToolOutcome};
-use approval::{AgentPath, Approval, Decision, InputKind, ToolRequest};
+use approval::{Approval, Approver, Decision, InputKind, ToolRequest};
 use script::Scripts;
 use toolset::{Found, Target, ToolSet};
 
@@ -49,27 +49,17 @@ use toolset::{Found, Target, ToolSet};
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Whoever a tool call is run for: the agent whose model made it, or the MCP
-/// server a client called. Only what both provide.
-pub(crate) trait Host: Sync {
-    /// The agent making the call (the root path for a server).
-    fn path(&self) -> &AgentPath;
+/// server a client called. Only what both provide: who approves its calls
+/// ([`Approver`], all a skill's `` !`command` `` lines need), and the rest
+/// of a call's surroundings.
+pub(crate) trait Host: Approver {
     /// What a tool is told about its caller (the agent's name, the
     /// conversation's session id, which also fills `$SESSION_ID`); a server
     /// has neither.
     fn context(&self) -> ToolContext;
-    /// The approval policy's verdict on `request`; a server allows every
-    /// call (its client asks its user).
-    fn decide(&self, request: &ToolRequest) -> Approval;
     /// Whether the skills activated so far pre-approve the tool of full name
     /// `full` (wire name `wire`); a server asks nothing, so nothing is.
     fn granted(&self, full: &str, wire: &str) -> bool;
-    /// Asks the caller about `request` and waits for the decision; `Err`
-    /// (the call's result) when this host cannot ask.
-    fn ask(
-        &self,
-        request: &ToolRequest,
-        kind: InputKind,
-    ) -> impl Future<Output = Result<Decision, String>>;
     /// How long a tool may run.
     fn tool_timeout(&self) -> Duration;
     /// The scripts of this conversation, when `run_skill_script` is enabled.

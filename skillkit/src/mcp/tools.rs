@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use crate::catalog::{Catalog, Snapshot};
 use crate::dispatch::activate::ACTIVATE_SKILL;
-use crate::dispatch::approval::{AgentPath, Approval, Decision, InputKind, ToolRequest};
+use crate::dispatch::approval::{AgentPath, Approval, Approver, Decision, InputKind, ToolRequest};
 use crate::dispatch::script::{RUN_SKILL_SCRIPT, Scripts};
 use crate::dispatch::search_skills::{
     DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, wanted as search_wanted,
@@ -188,16 +188,12 @@ struct Server<'a> {
     scripts: Option<&'a Scripts>,
 }
 
-impl Host for Server<'_> {
+impl Approver for Server<'_> {
     fn path(&self) -> &AgentPath {
         &self.path
     }
 
-    /// A server call has no agent and no conversation.
-    fn context(&self) -> crate::tool::ToolContext {
-        crate::tool::ToolContext::default()
-    }
-
+    /// Every call is allowed: the client asks its user.
     fn decide(&self, _: &ToolRequest) -> Approval {
         Approval::Allow
     }
@@ -214,6 +210,13 @@ impl Host for Server<'_> {
             "`{}` asks for a decision before it goes on, which this server cannot ask over MCP",
             request.name
         ))
+    }
+}
+
+impl Host for Server<'_> {
+    /// A server call has no agent and no conversation.
+    fn context(&self) -> crate::tool::ToolContext {
+        crate::tool::ToolContext::default()
     }
 
     /// The server asks nothing, so nothing is pre-approved.

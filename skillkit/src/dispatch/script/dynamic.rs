@@ -15,8 +15,7 @@ use std::ops::Range;
 use serde_json::{Value, json};
 
 use super::{RUN_SKILL_SCRIPT, Scripts, run::run_program};
-use crate::dispatch::Host;
-use crate::dispatch::approval::{Approval, Decision, InputKind, ToolRequest};
+use crate::dispatch::approval::{Approval, Approver, Decision, InputKind, ToolRequest};
 use crate::skill::Skill;
 
 /// The `` !`command` `` spans of `body`: (start, end, command), a command
@@ -53,7 +52,7 @@ pub(crate) async fn expand(
     body: &str,
     skill: &Skill,
     scripts: &Scripts,
-    host: &impl Host,
+    host: &impl Approver,
     call_id: &str,
     always_ask: bool,
 ) -> Vec<(Range<usize>, String)> {
@@ -69,7 +68,7 @@ async fn run_one(
     command: &str,
     skill: &Skill,
     scripts: &Scripts,
-    host: &impl Host,
+    host: &impl Approver,
     call_id: &str,
     always_ask: bool,
 ) -> String {
