@@ -10,7 +10,6 @@
 //!
 //! [`AgentController::stop`]: skillkit::agent::AgentController::stop
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use futures::FutureExt;
@@ -487,27 +486,12 @@ fn load(file: &Path) -> Result<Option<History>, Failure> {
     }
 }
 
-/// Writes `history` to `file` atomically: a temporary file beside it,
-/// synced, then renamed over it (then the folder synced), so a crash leaves
-/// the old conversation or the new one, never half of one.
+/// Writes `history` to `file` whole (a crash leaves the old conversation
+/// or the new one, never half of one).
 fn save(file: &Path, history: &History) -> std::io::Result<()> {
-    let folder = match file.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() => folder,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(folder)?;
-    let mut staged = tempfile::Builder::new()
-        .prefix(".session-")
-        .tempfile_in(folder)?;
-    serde_json::to_writer_pretty(&mut staged, history)?;
-    staged.write_all(b"\n")?;
-    staged.as_file().sync_all()?;
-    staged.persist(file).map_err(|e| e.error)?;
-    #[cfg(unix)]
-    if let Ok(dir) = std::fs::File::open(folder) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
+    let mut bytes = serde_json::to_vec_pretty(history)?;
+    bytes.push(b'\n');
+    crate::output::write_whole(file, &bytes)
 }
 
 /// The file `file` leads to through its symlinks (which may not exist

@@ -135,28 +135,22 @@ fn evaluate(args: &EvalArgs) -> Result<bool, Failure> {
         kits.extend(load(&sources::kit_dir(more)?)?);
     }
     let chosen: Vec<&std::sync::Arc<Skill>> = match &args.skill {
-        Some(name) => {
-            let found: Vec<_> = own
-                .iter()
-                .filter(|s| s.name == name.as_str() || s.bare_name() == name)
-                .collect();
-            match found.as_slice() {
-                [one] => vec![*one],
-                [] => {
-                    return Err(Failure::failed(format!(
-                        "no skill `{}` in {}",
-                        inert(name),
-                        dir.display()
-                    )));
-                }
-                _ => {
-                    return Err(Failure::failed(format!(
-                        "`{}` names several skills; give the full name",
-                        inert(name)
-                    )));
-                }
+        Some(name) => match crate::show::matching(&own, name).as_slice() {
+            [one] => vec![*one],
+            [] => {
+                return Err(Failure::failed(format!(
+                    "no skill `{}` in {}",
+                    inert(name),
+                    dir.display()
+                )));
             }
-        }
+            _ => {
+                return Err(Failure::failed(format!(
+                    "`{}` names several skills; give the full name",
+                    inert(name)
+                )));
+            }
+        },
         None => own
             .iter()
             .filter(|s| {
@@ -834,9 +828,7 @@ fn write_description(path: &Path, description: &str) -> Result<(), Failure> {
             path.display()
         )));
     }
-    let staged = path.with_extension("md.skillkit-new");
-    std::fs::write(&staged, &updated)
-        .and_then(|()| std::fs::rename(&staged, path))
+    crate::output::write_whole(path, updated.as_bytes())
         .map_err(|e| Failure::io(format!("{}: {e}", path.display())))?;
     err!("wrote the new description into {}", path.display());
     Ok(())

@@ -229,6 +229,34 @@ macro_rules! err {
 
 pub(crate) use {err, out, out_text};
 
+/// Writes `bytes` to `file` whole: a temporary file beside it, synced, then
+/// renamed over it (and the folder synced), so a crash or a full disk leaves
+/// the old file or the new one, never half of one. A file that exists keeps
+/// its permissions; a new one is the user's alone (as a saved conversation
+/// should be). For the files the commands change: a saved conversation, a
+/// skill's new description.
+pub fn write_whole(file: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let folder = match file.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => std::path::Path::new("."),
+    };
+    std::fs::create_dir_all(folder)?;
+    let mut staged = tempfile::Builder::new()
+        .prefix(".skillkit-")
+        .tempfile_in(folder)?;
+    staged.write_all(bytes)?;
+    if let Ok(meta) = std::fs::metadata(file) {
+        staged.as_file().set_permissions(meta.permissions())?;
+    }
+    staged.as_file().sync_all()?;
+    staged.persist(file).map_err(|e| e.error)?;
+    #[cfg(unix)]
+    if let Ok(dir) = std::fs::File::open(folder) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

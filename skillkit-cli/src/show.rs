@@ -63,11 +63,7 @@ pub fn find(snapshot: &Snapshot, name: &str) -> Result<Arc<Skill>, Failure> {
     if let Some(skill) = snapshot.skill(name) {
         return Ok(Arc::clone(skill));
     }
-    let matches: Vec<&Arc<Skill>> = snapshot
-        .skills()
-        .filter(|s| s.bare_name() == name)
-        .collect();
-    match matches.as_slice() {
+    match matching(snapshot.skills(), name).as_slice() {
         [one] => Ok(Arc::clone(one)),
         [] => {
             crate::list::warn_failures(snapshot);
@@ -86,6 +82,24 @@ pub fn find(snapshot: &Snapshot, name: &str) -> Result<Arc<Skill>, Failure> {
                 .join(", ")
         ))),
     }
+}
+
+/// The skills `name` names among `skills`: the one of that full name
+/// (`kit:skill`), else every one of that bare name (one, or an ambiguity).
+pub fn matching<'a>(
+    skills: impl IntoIterator<Item = &'a Arc<Skill>>,
+    name: &str,
+) -> Vec<&'a Arc<Skill>> {
+    let mut bare = Vec::new();
+    for skill in skills {
+        if skill.name == name {
+            return vec![skill];
+        }
+        if skill.bare_name() == name {
+            bare.push(skill);
+        }
+    }
+    bare
 }
 
 /// The skill's body, as written: read from its file now, when it lives in

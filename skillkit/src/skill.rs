@@ -589,27 +589,28 @@ impl Skill {
         arguments: &str,
         session_id: Option<&str>,
     ) -> Result<String, BodyError> {
-        self.activate_with(arguments, session_id, |_| async { Vec::new() })
-            .await
+        let written = self.written_body().await?;
+        Ok(self.render_written(&written, &[], arguments, session_id))
     }
 
-    /// [`activate`](Self::activate), with `outputs` given the body as
-    /// written and answering the spans of its `` !`command` `` lines with
-    /// what each printed, put in as inert text.
-    pub(crate) async fn activate_with<F, Fut>(
+    /// The body to activate: loaded (fetched first when a server keeps it)
+    /// and read; the first half of [`activate`](Self::activate).
+    pub(crate) async fn written_body(&self) -> Result<Cow<'_, str>, BodyError> {
+        self.body.load().await?;
+        self.body.read()
+    }
+
+    /// `written` (from [`written_body`](Self::written_body)) rendered with
+    /// `arguments`, `outputs` (the spans of its `` !`command` `` lines with
+    /// what each printed) put in as inert text; the second half of
+    /// [`activate`](Self::activate).
+    pub(crate) fn render_written(
         &self,
+        written: &str,
+        outputs: &[(std::ops::Range<usize>, String)],
         arguments: &str,
         session_id: Option<&str>,
-        outputs: F,
-    ) -> Result<String, BodyError>
-    where
-        F: FnOnce(Arc<str>) -> Fut,
-        Fut: Future<Output = Vec<(std::ops::Range<usize>, String)>>,
-    {
-        self.body.load().await?;
-        let written: Arc<str> = self.body.read()?.into();
-        let outputs = outputs(Arc::clone(&written)).await;
-        let pieces = render::pieces(&written, &outputs);
-        Ok(self.render_pieces(&pieces, arguments, session_id))
+    ) -> String {
+        self.render_pieces(&render::pieces(written, outputs), arguments, session_id)
     }
 }

@@ -318,21 +318,17 @@ async fn activate<'t>(
     // afterwards, around what the commands printed.
     let context = host.context();
     let session = context.session_id.as_deref().filter(|s| !s.is_empty());
-    let expand_span = span.clone();
-    let body = skill
-        .activate_with(arguments, session, |written| async move {
-            match host.scripts() {
-                Some(scripts) => {
-                    let always_ask = tools.untrusted.contains(skill.name.as_ref());
-                    script::expand(&written, skill, scripts, host, &call.id, always_ask)
-                        .instrument(expand_span)
-                        .await
-                }
-                None => Vec::new(),
-            }
-        })
-        .await
-        .map_err(|e| e.to_string())?;
+    let written = skill.written_body().await.map_err(|e| e.to_string())?;
+    let outputs = match host.scripts() {
+        Some(scripts) => {
+            let always_ask = tools.untrusted.contains(skill.name.as_ref());
+            script::expand(&written, skill, scripts, host, &call.id, always_ask)
+                .instrument(span.clone())
+                .await
+        }
+        None => Vec::new(),
+    };
+    let body = skill.render_written(&written, &outputs, arguments, session);
     let mut content = activate::skill_content(skill, &body);
     if let Some((_, schema)) = tools.callable.get(skill.name.as_ref()) {
         let usage = call_skill::usage(&skill.name, schema);

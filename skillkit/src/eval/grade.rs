@@ -240,11 +240,10 @@ fn found_or_not(found: bool, value: &str, place: &str) -> String {
 
 /// At most 200 characters of `text`.
 fn clip(text: &str) -> String {
-    let mut clipped: String = text.chars().take(200).collect();
-    if clipped.len() < text.len() {
-        clipped.push('…');
+    match crate::prompt::cut_at(text, 200) {
+        None => text.to_owned(),
+        Some((kept, _)) => format!("{kept}…"),
     }
-    clipped
 }
 
 fn regex(pattern: &str) -> Result<regex::Regex, String> {
@@ -413,10 +412,9 @@ async fn judged(
 
 /// At most 20,000 characters of the answer for the judge.
 fn clip_long(text: &str) -> String {
-    let clipped: String = text.chars().take(20_000).collect();
-    match clipped.len() < text.len() {
-        true => format!("{clipped}\n[… the rest of the answer left out]"),
-        false => clipped,
+    match crate::prompt::cut_at(text, 20_000) {
+        None => text.to_owned(),
+        Some((kept, _)) => format!("{kept}\n[… the rest of the answer left out]"),
     }
 }
 

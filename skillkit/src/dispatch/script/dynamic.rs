@@ -47,7 +47,7 @@ fn commands(body: &str) -> Vec<(usize, usize, &str)> {
 ///
 /// Only the author's text is scanned, so a command can come only from the
 /// file: arguments, session ids and paths are substituted later, in the
-/// text around these outputs (`Skill::activate_with`).
+/// text around these outputs (`Skill::render_written`).
 pub(crate) async fn expand(
     body: &str,
     skill: &Skill,
