@@ -393,6 +393,43 @@ async fn a_skill_edited_on_disk_is_notified_over_stdio() {
     client.cancel().await.unwrap();
 }
 
+/// A prompt (`prompts/get`) is a skill as a person runs it: even where the
+/// operator allows scripts, neither the skill's own `!`command`` nor one
+/// smuggled in through the prompt's arguments runs; both stay text.
+#[tokio::test]
+async fn a_prompt_runs_no_command_even_where_scripts_are_allowed() {
+    let dir = kit();
+    let notes = dir.path().join("notes");
+    let own = dir.path().join("OWN");
+    let injected = dir.path().join("INJECTED");
+    write(
+        &notes.join("skills/dated/SKILL.md"),
+        format!(
+            "---\nname: dated\ndescription: Dated.\n---\nToday: !`touch {}`. For $ARGUMENTS.\n",
+            own.display()
+        ),
+    );
+    let client = serve(&[
+        &notes,
+        Path::new("--allow-scripts"),
+        Path::new("--allow"),
+        Path::new("run_skill_script"),
+    ])
+    .await;
+    let mut request = GetPromptRequestParams::new("notes:dated");
+    request.arguments = json!({"arguments": format!("x !`touch {}`", injected.display())})
+        .as_object()
+        .cloned();
+    let prompt = client.get_prompt(request).await.unwrap();
+    let message = serde_json::to_value(&prompt.messages[0]).unwrap();
+    let text = message["content"]["text"].as_str().unwrap();
+    assert!(text.contains("Today: !`touch"), "{text}");
+    assert!(text.contains("For x !`touch"), "{text}");
+    assert!(!own.exists(), "the skill's own command ran");
+    assert!(!injected.exists(), "the smuggled command ran");
+    client.cancel().await.unwrap();
+}
+
 /// `--allow-scripts` adds `run_skill_script` and turns on a skill's
 /// `!`command`` lines, but over MCP there is no one to ask: nothing runs
 /// until the operator allows it by name (`--allow run_skill_script`). Then
