@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
@@ -583,47 +584,34 @@ impl Catalog {
     }
 }
 
-/// Runs one provider's answer (polled once here, then on a task of its own
-/// when it is not ready at once), so that an error, a panic or a timeout is
-/// that provider's failure alone; the error says which.
+/// Runs one provider's answer on the caller's task, each poll guarded, so
+/// that an error, a panic or a timeout is that provider's failure alone; the
+/// error says which.
 async fn ask<T: Send + 'static>(
     timeout: Duration,
     answer: impl Future<Output = Result<T, ProviderError>> + Send + 'static,
 ) -> Result<T, ProviderError> {
-    // Most answers are ready when first asked (a provider that knows
-    // nothing changed): taken here, not handed to a task of their own,
-    // which would cost a trip through the scheduler (on a multi-thread
-    // runtime, often a wake-up of another worker) on every query.
+    // Not a task of its own: that would cost a trip through the scheduler
+    // (on a multi-thread runtime, often the wake-up of another worker) for
+    // every answer, and the wake-up of this task when it is done.
     let mut answer = Box::pin(answer);
-    let first = std::future::poll_fn(|cx| {
-        Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
-            answer.as_mut().poll(cx)
-        })))
-    })
-    .await;
-    match first {
-        Ok(Poll::Ready(answer)) => return answer,
-        Err(panic) => {
-            return Err(ProviderError::Panicked {
+    let mut guarded = std::future::poll_fn(move |cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| answer.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(panic) => Poll::Ready(Err(ProviderError::Panicked {
                 message: crate::tool::panic_message(&*panic),
-            });
+            })),
         }
-        Ok(Poll::Pending) => {}
+    });
+    // Most answers are ready when first asked (a provider that knows
+    // nothing changed): taken without setting a timer.
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut guarded).poll(cx))).await;
+    if let Poll::Ready(answer) = first {
+        return answer;
     }
-    let mut task = tokio::spawn(answer);
-    match tokio::time::timeout(timeout, &mut task).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(join)) if join.is_panic() => Err(ProviderError::Panicked {
-            message: crate::tool::panic_message(&*join.into_panic()),
-        }),
-        Ok(Err(join)) => Err(ProviderError::other(format!(
-            "its task was cancelled ({join}); the runtime is shutting down"
-        ))),
-        Err(_) => {
-            task.abort();
-            Err(ProviderError::TimedOut { after: timeout })
-        }
-    }
+    tokio::time::timeout(timeout, guarded)
+        .await
+        .unwrap_or(Err(ProviderError::TimedOut { after: timeout }))
 }
 
 fn shadowed_warning(

@@ -347,6 +347,53 @@ fn loads_from_many_threads_at_once_never_wait_for_themselves() {
     }
 }
 
+/// Queries from many tasks at once (each load a task of `Local`'s own pool,
+/// which never waits for the cache another load holds) mixed with blocking
+/// `Local::load` calls from threads of their own: every one answers, with
+/// every skill.
+#[test]
+fn concurrent_queries_and_blocking_loads_all_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    for kit in 0..12 {
+        for i in 0..20 {
+            write(
+                dir.path().join(format!("k{kit}/skills/s{i}/SKILL.md")),
+                skill_md(&format!("s{i}"), "A skill.", "Do it."),
+            );
+        }
+    }
+    let local = Local::each(dir.path());
+    let (done, finished) = std::sync::mpsc::channel();
+    for _ in 0..4 {
+        let (local, done) = (local.clone(), done.clone());
+        std::thread::spawn(move || {
+            for _ in 0..16 {
+                let n: usize = local.load().unwrap().iter().map(|k| k.skills.len()).sum();
+                done.send(n).unwrap();
+            }
+        });
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    for _ in 0..64 {
+        let (local, done) = (local.clone(), done.clone());
+        runtime.spawn(async move {
+            let kits = skillkit::KitProvider::list_kits(&local).await.unwrap();
+            done.send(kits.iter().map(|k| k.skills.len()).sum())
+                .unwrap();
+        });
+    }
+    for _ in 0..4 * 16 + 64 {
+        let n = finished
+            .recv_timeout(Duration::from_secs(120))
+            .expect("a query never answered: it waited for a load that waited for it");
+        assert_eq!(n, 240);
+    }
+}
+
 /// Skills in hidden folders load (`.claude/skills/`, `skills/.curated/`);
 /// version control and build output do not (`.git/`, `node_modules/`).
 #[tokio::test(flavor = "multi_thread")]

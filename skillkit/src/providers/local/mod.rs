@@ -35,9 +35,10 @@ pub(crate) use watch::activity;
 pub(crate) use read::pool as read_pool;
 
 use std::borrow::Cow;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use skillkit_parser::layout;
@@ -387,15 +388,52 @@ impl Local {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let cache: &mut Cache = &mut cache;
-        let changes = self.inner.watch.changes(&self.inner.label);
-        let changes = &changes;
-        let loaded = match pool() {
+        let context = Context::current();
+        match pool() {
             Some(pool) if rayon::current_thread_index().is_none() => {
-                let context = Context::current();
-                pool.install(|| context.enter(|| self.load_here(cache, &context, changes)))
+                pool.install(|| context.enter(|| self.load_locked(cache, &context)))
             }
-            _ => self.load_here(cache, &Context::current(), changes),
-        };
+            _ => self.load_locked(cache, &context),
+        }
+    }
+
+    /// Loads on [`pool`] itself, as a task of its own (no thread waits for
+    /// it), sending the kits to the caller's task; `None` when another load
+    /// of this provider holds the cache (the caller then loads on a thread
+    /// that may wait for it: a worker of the pool never waits for a lock,
+    /// since the load holding it may need that very worker).
+    async fn load_on_pool(
+        &self,
+        pool: &rayon::ThreadPool,
+    ) -> Option<Result<Vec<Kit>, ProviderError>> {
+        let (sender, answer) = tokio::sync::oneshot::channel();
+        let this = self.clone();
+        let context = Context::current();
+        pool.spawn(move || {
+            let loaded = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut cache = match this.inner.cache.try_lock() {
+                    Ok(cache) => cache,
+                    Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                    Err(TryLockError::WouldBlock) => return None,
+                };
+                Some(context.enter(|| this.load_locked(&mut cache, &context)))
+            }));
+            let _ = sender.send(loaded.unwrap_or_else(|panic| {
+                Some(Err(ProviderError::Panicked {
+                    message: crate::tool::panic_message(&*panic),
+                }))
+            }));
+        });
+        // The sender is only dropped unsent when the pool is gone, which it
+        // never is (it lives as long as the process).
+        answer.await.ok().flatten()
+    }
+
+    /// [`load`](Local::load) with the cache locked: on [`pool`] when called
+    /// there.
+    fn load_locked(&self, cache: &mut Cache, context: &Context) -> Result<Vec<Kit>, ProviderError> {
+        let changes = self.inner.watch.changes(&self.inner.label);
+        let loaded = self.load_here(cache, context, &changes);
         self.inner.watch.after(loaded.is_ok());
         loaded
     }
@@ -543,6 +581,13 @@ impl KitProvider for Local {
         // file touched and no thread to hand the work to.
         if let Some(kits) = self.unchanged() {
             return Ok(kits);
+        }
+        // Straight onto the pool that reads the files: no thread of the
+        // runtime's blocking pool is started or woken for the walk.
+        if let Some(pool) = pool()
+            && let Some(loaded) = self.load_on_pool(pool).await
+        {
+            return loaded;
         }
         let this = self.clone();
         match tokio::task::spawn_blocking(move || this.load()).await {
