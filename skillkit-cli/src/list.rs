@@ -40,7 +40,7 @@ pub fn load_catalog(
         false => sources::catalog(global, paths, each, false)?,
     };
     let catalog = sources::mcp(builder, mcp)?.build();
-    let runtime = sources::runtime()?;
+    let runtime = sources::query_runtime()?;
     let _spinner = Spinner::start("reading skills", !json);
     let snapshot = runtime.block_on(catalog.snapshot());
     Ok((catalog, snapshot))

@@ -38,7 +38,7 @@ pub fn run(
     let (catalog, snapshot) = list::load_catalog(global, paths, &McpArgs::default(), each, json)?;
     warn_failures(&snapshot);
     let hits =
-        sources::runtime()?.block_on(catalog.search_snapshot(&snapshot, query, limit.max(1)));
+        sources::query_runtime()?.block_on(catalog.search_snapshot(&snapshot, query, limit.max(1)));
     if json {
         let hits: Vec<_> = hits
             .iter()

@@ -21,6 +21,14 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     started(tokio::runtime::Builder::new_multi_thread().worker_threads(2))
 }
 
+/// The Tokio runtime of a command that reads the catalog and exits (`list`,
+/// `show`, `search`): one thread. The files are read on `Local`'s own pool
+/// and the other providers only wait on the network, so a second worker
+/// would only be started, and woken, for nothing.
+pub fn query_runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    started(&mut tokio::runtime::Builder::new_current_thread())
+}
+
 /// The Tokio runtime `serve` runs on: one thread for the requests (files
 /// are read and kits loaded on the blocking pool, scripts are processes of
 /// their own). A request's answer is then computed on the thread that read

@@ -5,8 +5,9 @@
 //! * `scale/<n>`: cold query (a new `Catalog` + `Local::each`, nothing cached
 //!   in the process) vs. "walk + read every file"; warm query (nothing
 //!   changed) vs. "walk + stat every file";
-//! * `first_query/<n>`: a fresh process that makes one query and exits (the
-//!   CLI's case) vs. a fresh process that walks and reads every file;
+//! * `first_query/<n>`: a fresh process that makes one query on a
+//!   one-thread runtime and exits (the case of `skillkit list`) vs. a fresh
+//!   process that walks and reads every file;
 //! * resident memory: printed before the benches, per skill, beside the mean
 //!   frontmatter and file sizes (and written to `target/criterion/scale-rss.json`).
 //!
@@ -66,12 +67,21 @@ fn rss() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// The runtime of a command that queries the catalog and exits: one thread,
+/// as `skillkit list`, `show` and `search` have.
+fn query_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
 /// The child's work: `floor`, `query`, or `rss` (query and keep the
 /// catalog, printing `skills rss_before rss_after`).
 fn child(mode: &str, dir: &Path) {
     match mode {
         "floor" => println!("{}", floor::walk(dir, true)),
-        "query" => println!("{}", query(&runtime(), dir)),
+        "query" => println!("{}", query(&query_runtime(), dir)),
         "rss" => {
             let runtime = runtime();
             let before = rss();
