@@ -347,6 +347,28 @@ fn loads_from_many_threads_at_once_never_wait_for_themselves() {
     }
 }
 
+/// On a one-thread runtime (as `skillkit list` has) the first load runs on
+/// `Local`'s own pool and wakes the waiting query when done: every skill,
+/// the first time and the next.
+#[tokio::test(flavor = "current_thread")]
+async fn a_query_on_a_one_thread_runtime_loads_every_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..50 {
+        write(
+            dir.path().join(format!("kit/skills/s{i}/SKILL.md")),
+            skill_md(&format!("s{i}"), "A skill.", "Do it."),
+        );
+    }
+    let catalog = Catalog::builder()
+        .provider(Local::each(dir.path()))
+        .build();
+    for _ in 0..2 {
+        let snapshot = catalog.snapshot().await;
+        assert_eq!(snapshot.skills().count(), 50);
+        assert!(snapshot.failures().is_empty(), "{:?}", snapshot.failures());
+    }
+}
+
 /// Queries from many tasks at once (each load a task of `Local`'s own pool,
 /// which never waits for the cache another load holds) mixed with blocking
 /// `Local::load` calls from threads of their own: every one answers, with
