@@ -359,9 +359,7 @@ async fn a_query_on_a_one_thread_runtime_loads_every_skill() {
             skill_md(&format!("s{i}"), "A skill.", "Do it."),
         );
     }
-    let catalog = Catalog::builder()
-        .provider(Local::each(dir.path()))
-        .build();
+    let catalog = Catalog::builder().provider(Local::each(dir.path())).build();
     for _ in 0..2 {
         let snapshot = catalog.snapshot().await;
         assert_eq!(snapshot.skills().count(), 50);

@@ -246,6 +246,34 @@ pub(crate) fn add_heads(index: &mut Index, slots: impl IntoIterator<Item = u32>)
     slots.into_iter().for_each(|slot| index.add_head(slot));
 }
 
+/// A body read by the background build: its slot, the skill version, and
+/// its terms (`None` when the file could not be read).
+type Read<'a> = (u32, &'a Arc<Skill>, Option<index::BodyTerms>);
+
+/// The batches of a build read but not yet added, until every batch before
+/// them is.
+#[derive(Default)]
+struct InOrder<'a> {
+    /// The batch to add next.
+    next: usize,
+    waiting: std::collections::BTreeMap<usize, Vec<Read<'a>>>,
+}
+
+impl<'a> InOrder<'a> {
+    /// Takes in the batches `read` (by their number) and gives back, in
+    /// order, the bodies of every batch now ready: those from the next one
+    /// on with no batch missing between.
+    fn put(&mut self, read: impl IntoIterator<Item = (usize, Vec<Read<'a>>)>) -> Vec<Read<'a>> {
+        self.waiting.extend(read);
+        let mut ready = Vec::new();
+        while let Some(batch) = self.waiting.remove(&self.next) {
+            ready.extend(batch);
+            self.next += 1;
+        }
+        ready
+    }
+}
+
 /// Indexes `bodies` on a thread of its own. Bodies are taken in order, a
 /// batch of `BATCH` at a time, by the threads of the file-reading pool of
 /// `Local` (all cores; else by that thread alone): each thread reads and
@@ -267,18 +295,26 @@ pub(crate) fn build_in_background(
     let work = move || {
         let batches = bodies.len().div_ceil(BATCH);
         let next = AtomicUsize::new(0);
+        // Batches read, waiting for the ones before them: each is added
+        // only after every batch before it, so a body's postings go at the
+        // end of their lists (a posting that went before a list's end would
+        // cost a merge of the whole list, under the lock).
+        let waiting = Mutex::new(InOrder::default());
         // Reads batches until none is left; `start` (once) when the lock
         // is first taken.
         let take_batches = |mut start: Option<&dyn Fn()>| {
             let mut counter = None;
-            let mut read = Vec::new();
+            let mut read: Vec<(usize, Vec<Read<'_>>)> = Vec::new();
+            let mut held = 0;
             loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
                 if let Some(batch) = bodies.get(at * BATCH..((at + 1) * BATCH).min(bodies.len())) {
-                    read.extend(batch.iter().map(|(slot, skill)| {
+                    let batch_read = batch.iter().map(|(slot, skill)| {
                         let counter = counter.get_or_insert_with(Counter::default);
                         (*slot, skill, self::read(skill, counter, limit))
-                    }));
+                    });
+                    read.push((at, batch_read.collect()));
+                    held += batch.len();
                 }
                 let last = at + 1 >= batches;
                 if last {
@@ -292,7 +328,7 @@ pub(crate) fn build_in_background(
                 let state = match shared.try_lock() {
                     Ok(state) => Some(state),
                     Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-                    Err(TryLockError::WouldBlock) if last || read.len() >= HELD => {
+                    Err(TryLockError::WouldBlock) if last || held >= HELD => {
                         Some(shared.lock().unwrap_or_else(PoisonError::into_inner))
                     }
                     Err(TryLockError::WouldBlock) => None,
@@ -301,15 +337,20 @@ pub(crate) fn build_in_background(
                     if let Some(start) = start.take() {
                         start();
                     }
-                    let added = read.len();
+                    let ready = waiting
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .put(read.drain(..));
+                    held = 0;
+                    let added = ready.len();
                     let index = &mut state.index;
-                    let held: Vec<(u32, index::BodyTerms)> = read
-                        .drain(..)
+                    let ready: Vec<(u32, index::BodyTerms)> = ready
+                        .into_iter()
                         .filter_map(|(slot, skill, terms)| {
                             Some((slot, terms.filter(|_| index.holds(slot, skill))?))
                         })
                         .collect();
-                    index.add_bodies(held);
+                    index.add_bodies(ready);
                     state.pending -= added;
                     if added > 0 && state.pending == 0 {
                         state.index.shrink();
@@ -389,6 +430,25 @@ mod tests {
         }
         // The names and descriptions too.
         assert_eq!(state.index.score("skill").len(), n);
+    }
+
+    #[test]
+    fn batches_read_out_of_order_are_given_back_in_order() {
+        let skill = Arc::new(Skill::new("k:s", "A skill."));
+        let batch = |slots: &[u32]| -> Vec<Read<'_>> {
+            slots.iter().map(|&slot| (slot, &skill, None)).collect()
+        };
+        let slots = |ready: Vec<Read<'_>>| -> Vec<u32> { ready.iter().map(|r| r.0).collect() };
+        let mut in_order = InOrder::default();
+        // Batch 1 and 3 first: nothing is ready before batch 0.
+        assert!(
+            in_order
+                .put([(1, batch(&[2, 3])), (3, batch(&[6]))])
+                .is_empty()
+        );
+        assert_eq!(slots(in_order.put([(0, batch(&[0, 1]))])), [0, 1, 2, 3]);
+        assert_eq!(slots(in_order.put([(2, batch(&[4, 5]))])), [4, 5, 6]);
+        assert!(in_order.waiting.is_empty());
     }
 
     #[test]
