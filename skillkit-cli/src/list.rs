@@ -24,11 +24,14 @@ pub fn load(
     each: bool,
     json: bool,
 ) -> Result<Snapshot, Failure> {
-    load_catalog(global, paths, mcp, each, json).map(|(_, snapshot)| snapshot)
+    let runtime = sources::query_runtime()?;
+    load_catalog(&runtime, global, paths, mcp, each, json).map(|(_, snapshot)| snapshot)
 }
 
-/// Like [`load`], with the catalog the snapshot was taken of (to search it).
+/// Like [`load`], on `runtime`, with the catalog the snapshot was taken of
+/// (to search it on the same runtime).
 pub fn load_catalog(
+    runtime: &tokio::runtime::Runtime,
     global: &Global,
     paths: &[PathBuf],
     mcp: &McpArgs,
@@ -40,7 +43,6 @@ pub fn load_catalog(
         false => sources::catalog(global, paths, each, false)?,
     };
     let catalog = sources::mcp(builder, mcp)?.build();
-    let runtime = sources::query_runtime()?;
     let _spinner = Spinner::start("reading skills", !json);
     let snapshot = runtime.block_on(catalog.snapshot());
     Ok((catalog, snapshot))

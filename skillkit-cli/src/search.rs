@@ -35,10 +35,11 @@ pub fn run(
             "the query is empty: give a few words about the task, or a skill's name",
         ));
     }
-    let (catalog, snapshot) = list::load_catalog(global, paths, &McpArgs::default(), each, json)?;
+    let runtime = sources::query_runtime()?;
+    let (catalog, snapshot) =
+        list::load_catalog(&runtime, global, paths, &McpArgs::default(), each, json)?;
     warn_failures(&snapshot);
-    let hits =
-        sources::query_runtime()?.block_on(catalog.search_snapshot(&snapshot, query, limit.max(1)));
+    let hits = runtime.block_on(catalog.search_snapshot(&snapshot, query, limit.max(1)));
     if json {
         let hits: Vec<_> = hits
             .iter()

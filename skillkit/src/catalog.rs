@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
@@ -605,8 +604,7 @@ async fn ask<T: Send + 'static>(
     });
     // Most answers are ready when first asked (a provider that knows
     // nothing changed): taken without setting a timer.
-    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut guarded).poll(cx))).await;
-    if let Poll::Ready(answer) = first {
+    if let Poll::Ready(answer) = futures::poll!(&mut guarded) {
         return answer;
     }
     tokio::time::timeout(timeout, guarded)

@@ -298,14 +298,14 @@ pub(crate) fn build_in_background(
         // Batches read, waiting for the ones before them: each is added
         // only after every batch before it, so a body's postings go at the
         // end of their lists (a posting that went before a list's end would
-        // cost a merge of the whole list, under the lock).
+        // cost a merge of the whole list, under the lock). Taken only with
+        // the state locked, so never waited for.
         let waiting = Mutex::new(InOrder::default());
         // Reads batches until none is left; `start` (once) when the lock
         // is first taken.
         let take_batches = |mut start: Option<&dyn Fn()>| {
             let mut counter = None;
             let mut read: Vec<(usize, Vec<Read<'_>>)> = Vec::new();
-            let mut held = 0;
             loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
                 if let Some(batch) = bodies.get(at * BATCH..((at + 1) * BATCH).min(bodies.len())) {
@@ -314,7 +314,6 @@ pub(crate) fn build_in_background(
                         (*slot, skill, self::read(skill, counter, limit))
                     });
                     read.push((at, batch_read.collect()));
-                    held += batch.len();
                 }
                 let last = at + 1 >= batches;
                 if last {
@@ -325,10 +324,11 @@ pub(crate) fn build_in_background(
                 if last && read.is_empty() {
                     break;
                 }
+                let held = || read.iter().map(|(_, batch)| batch.len()).sum::<usize>();
                 let state = match shared.try_lock() {
                     Ok(state) => Some(state),
                     Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-                    Err(TryLockError::WouldBlock) if last || held >= HELD => {
+                    Err(TryLockError::WouldBlock) if last || held() >= HELD => {
                         Some(shared.lock().unwrap_or_else(PoisonError::into_inner))
                     }
                     Err(TryLockError::WouldBlock) => None,
@@ -341,7 +341,6 @@ pub(crate) fn build_in_background(
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .put(read.drain(..));
-                    held = 0;
                     let added = ready.len();
                     let index = &mut state.index;
                     let ready: Vec<(u32, index::BodyTerms)> = ready
