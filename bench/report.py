@@ -13,7 +13,11 @@ and `--bench llm_decode`; then the peers: bench/peers/discovery.py on the
 corpus and on the generated 1,000 and 10,000 skill catalogs, and
 bench/peers/anthropic_sdk_decode_bench.py. Results are kept in
 target/bench-report.json; criterion's own are under target/criterion.
-Hand-written sections in bench/sections/*.md are appended as they are.
+Everything in bench/README.md after the line `<!-- Hand-written below:
+report.py keeps it as it is. -->` (figures of benches this script does not
+run, and figures measured by hand since its last run) is kept as it is;
+everything before that line is written anew, so nothing written by hand
+belongs there.
 """
 
 import json
