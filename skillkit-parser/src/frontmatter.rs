@@ -109,29 +109,38 @@ pub fn bounds(bytes: &[u8]) -> Result<Option<Bounds>, Diagnostic> {
     } else {
         0
     };
-    let mut lines = bytes[bom..]
-        .split_inclusive(|&b| b == b'\n')
-        .map(|line| (line, line.ends_with(b"\n")));
-    match lines.next() {
-        Some((first, complete)) if is_delimiter(first) && (complete || first.len() > 3) => {
-            let yaml_start = bom + first.len();
-            let mut offset = yaml_start;
-            for (line_no, (line, _)) in (2..).zip(lines) {
-                if is_delimiter(line) {
-                    return Ok(Some(Bounds {
-                        yaml: yaml_start..offset,
-                        body_start: offset + line.len(),
-                        body_line: line_no + 1,
-                    }));
-                }
-                offset += line.len();
-            }
-            Ok(None)
-        }
-        Some((first, false)) if b"---".starts_with(first) => Ok(None),
-        None => Ok(None),
-        Some(_) => Err(Diagnostic::error(1, 1, MISSING)),
+    let text = &bytes[bom..];
+    if text.is_empty() {
+        return Ok(None);
     }
+    // The end of the line starting at `start`, its line break included.
+    let line_end =
+        |start: usize| memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i + 1);
+    let first_end = line_end(0);
+    let (first, complete) = (&text[..first_end], text[first_end - 1] == b'\n');
+    if !is_delimiter(first) || (!complete && first.len() <= 3) {
+        return match complete || !b"---".starts_with(first) {
+            true => Err(Diagnostic::error(1, 1, MISSING)),
+            // Only the start of a first line `---` yet.
+            false => Ok(None),
+        };
+    }
+    let mut start = first_end;
+    for line_no in 2.. {
+        if start == text.len() {
+            break;
+        }
+        let end = line_end(start);
+        if is_delimiter(&text[start..end]) {
+            return Ok(Some(Bounds {
+                yaml: bom + first_end..bom + start,
+                body_start: bom + end,
+                body_line: line_no + 1,
+            }));
+        }
+        start = end;
+    }
+    Ok(None)
 }
 
 /// Cuts `text` into frontmatter and body.
@@ -294,6 +303,70 @@ pub fn key_line(yaml: &str, yaml_line: usize, key: &str, fallback: usize) -> usi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `bounds` as it was first written, line by line: the reference the
+    /// faster one is held to.
+    fn reference_bounds(bytes: &[u8]) -> Result<Option<Bounds>, Diagnostic> {
+        let bom = if bytes.starts_with("\u{feff}".as_bytes()) {
+            3
+        } else {
+            0
+        };
+        let mut lines = bytes[bom..]
+            .split_inclusive(|&b| b == b'\n')
+            .map(|line| (line, line.ends_with(b"\n")));
+        match lines.next() {
+            Some((first, complete)) if is_delimiter(first) && (complete || first.len() > 3) => {
+                let yaml_start = bom + first.len();
+                let mut offset = yaml_start;
+                for (line_no, (line, _)) in (2..).zip(lines) {
+                    if is_delimiter(line) {
+                        return Ok(Some(Bounds {
+                            yaml: yaml_start..offset,
+                            body_start: offset + line.len(),
+                            body_line: line_no + 1,
+                        }));
+                    }
+                    offset += line.len();
+                }
+                Ok(None)
+            }
+            Some((first, false)) if b"---".starts_with(first) => Ok(None),
+            None => Ok(None),
+            Some(_) => Err(Diagnostic::error(1, 1, MISSING)),
+        }
+    }
+
+    #[test]
+    fn bounds_agree_with_the_line_by_line_reference() {
+        const PIECES: &[&str] = &[
+            "---", "--- ", "---\t", "---\r", "----", "--", "-", "", "name: a", " ---", "\u{feff}",
+            "a---", "body",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut random = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut found = 0;
+        for _ in 0..50_000 {
+            let mut text = String::new();
+            for _ in 0..random(6) {
+                text.push_str(PIECES[random(PIECES.len())]);
+                text.push_str(["\n", "\r\n", ""][random(3)]);
+            }
+            let (fast, slow) = (bounds(text.as_bytes()), reference_bounds(text.as_bytes()));
+            match (&fast, &slow) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text:?}"),
+                (Err(a), Err(b)) => assert_eq!(a.message, b.message, "{text:?}"),
+                _ => panic!("{text:?}: {fast:?} against {slow:?}"),
+            }
+            found += usize::from(matches!(fast, Ok(Some(_))));
+        }
+        assert!(found > 1_000, "{found}");
+    }
 
     #[test]
     fn lone_delimiter_is_unclosed() {

@@ -120,8 +120,13 @@ pub(crate) fn read_parts(
     let mut chunk = 4096u64;
     loop {
         let before = head.len();
+        // No more than the file held when it was opened: its last read is
+        // then not followed by one that only finds the end (a file that
+        // grew since is read to its end below when its frontmatter is not
+        // found in what it held).
+        let left = len.saturating_sub(before as u64);
         (&mut reader)
-            .take(chunk)
+            .take(chunk.min(left))
             .read_to_end(&mut head)
             .map_err(fail)?;
         let at_end = ((head.len() - before) as u64) < chunk;
