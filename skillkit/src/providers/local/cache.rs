@@ -68,9 +68,32 @@ impl KitCache {
 pub(super) struct Files(Vec<(Arc<Path>, CachedFile)>);
 
 impl Files {
-    fn get(&self, path: &Path) -> Option<&CachedFile> {
-        let i = self.0.binary_search_by(|(p, _)| path_order(p, path)).ok()?;
-        Some(&self.0[i].1)
+    /// The cached file of each of `paths`. Paths in [`path_order`] (as a
+    /// scan lists a kit's skills) are found in one pass beside the files,
+    /// one comparison each; one out of order is found by bisection.
+    fn get_each(&self, paths: &[&Path]) -> Vec<Option<&CachedFile>> {
+        let files = &self.0;
+        let mut at = 0;
+        let mut last: Option<&Path> = None;
+        paths
+            .iter()
+            .map(|&path| {
+                if last.is_some_and(|last| path_order(last, path).is_gt()) {
+                    at = files.partition_point(|(p, _)| path_order(p, path).is_lt());
+                }
+                last = Some(path);
+                while files
+                    .get(at)
+                    .is_some_and(|(p, _)| path_order(p, path).is_lt())
+                {
+                    at += 1;
+                }
+                files
+                    .get(at)
+                    .filter(|(p, _)| **p == *path)
+                    .map(|(_, file)| file)
+            })
+            .collect()
     }
 
     fn len(&self) -> usize {
@@ -154,15 +177,15 @@ pub(super) fn refresh(
     let paths: Vec<&Path> = found.files().collect();
     let to_load: Vec<&Path> = paths
         .iter()
-        .copied()
-        .filter(|path| {
-            let cached = cache.files.get(path);
+        .zip(cache.files.get_each(&paths))
+        .filter(|(path, cached)| {
             !cached.is_some_and(|c| {
                 first
                     || c.proof
                         .is_some_and(|p| Stamp::of(path).is_some_and(|s| s.fingerprint() == p))
             })
         })
+        .map(|(path, _)| *path)
         .collect();
     // Every file present is cached and unchanged, and none vanished.
     changed |= !to_load.is_empty() || cache.files.len() != paths.len();
@@ -182,7 +205,7 @@ pub(super) fn refresh(
         present.sort_unstable_by(|a, b| path_order(a, b));
         cache.files.keep_only(&present);
     }
-    let files: Vec<Option<&CachedFile>> = paths.iter().map(|p| cache.files.get(p)).collect();
+    let files = cache.files.get_each(&paths);
     let kit = assemble(name, &found, &paths, &files);
     cache.kit = Some(kit.clone());
     Ok(kit)
@@ -287,11 +310,52 @@ mod tests {
             (path("k/z"), None),
         ]);
         assert_eq!(lines(&files), [("k/b".into(), 2), ("k/c".into(), 30)]);
-        assert_eq!(files.get(Path::new("k/c")).map(|f| f.name_line), Some(30));
-        assert!(files.get(Path::new("k/a")).is_none());
+        let found = files.get_each(&[Path::new("k/c"), Path::new("k/a")]);
+        assert_eq!(found[0].map(|f| f.name_line), Some(30));
+        assert!(found[1].is_none());
         files.update(vec![(path("k/d"), Some(file(4)))]);
         files.keep_only(&[Path::new("k/a"), Path::new("k/c"), Path::new("k/d")]);
         assert_eq!(lines(&files), [("k/c".into(), 30), ("k/d".into(), 4)]);
         assert_eq!(files.0.capacity(), files.len(), "exactly as long as needed");
+    }
+
+    #[test]
+    fn files_are_found_in_one_pass_or_out_of_order() {
+        let mut files = Files::default();
+        let stamp = Stamp::of(Path::new(".")).unwrap();
+        let names = [
+            "k/a",
+            "k/a-b",
+            "k/a/SKILL.md",
+            "k/c/SKILL.md",
+            "k/e/SKILL.md",
+        ];
+        files.update(
+            names
+                .iter()
+                .enumerate()
+                .map(|(line, name)| {
+                    let mut file = failed(stamp, SystemTime::now(), Diagnostic::error(0, 0, "x"));
+                    file.name_line = line as u32;
+                    (Arc::<Path>::from(Path::new(name)), Some(file))
+                })
+                .collect(),
+        );
+        let lines = |paths: &[&str]| -> Vec<Option<u32>> {
+            let paths: Vec<&Path> = paths.iter().map(Path::new).collect();
+            let found = files.get_each(&paths);
+            found.iter().map(|f| f.map(|f| f.name_line)).collect()
+        };
+        // In order, with paths that are not there between and after.
+        assert_eq!(
+            lines(&["k/a-b", "k/b/SKILL.md", "k/c/SKILL.md", "k/z"]),
+            [Some(1), None, Some(3), None]
+        );
+        // Out of order: every one found all the same.
+        assert_eq!(
+            lines(&["k/e/SKILL.md", "k/a", "k/c/SKILL.md", "k/a/SKILL.md", "k/0"]),
+            [Some(4), Some(0), Some(3), Some(2), None]
+        );
+        assert_eq!(lines(&[]), Vec::<Option<u32>>::new());
     }
 }
