@@ -267,3 +267,20 @@ async fn a_write_timing_out_fails_and_the_next_one_succeeds() {
     sql.put_skill("files", &write).await.unwrap();
     assert_eq!(catalog.list_skills().await.len(), 2);
 }
+
+/// Several handles, each with its own connections (as separate processes
+/// have), open one new database at the same moment: every one of them
+/// creates or finds the schema, however their migrations interleave.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn handles_creating_one_schema_at_the_same_moment_all_succeed() {
+    for _ in 0..30 {
+        let (_dir, url) = database();
+        let handles: Vec<Sql> = (0..4).map(|_| Sql::open(&url).unwrap()).collect();
+        let queries = handles
+            .iter()
+            .map(|sql| async move { sql.list_kits().await });
+        for kits in futures::future::join_all(queries).await {
+            assert!(kits.unwrap().is_empty());
+        }
+    }
+}

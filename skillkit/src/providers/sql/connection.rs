@@ -143,7 +143,7 @@ impl Sql {
                     tries += 1;
                     let run = self.migrate().await;
                     match run {
-                        Err(SqlError::Migrate { .. }) if tries < schema::MIGRATION_TRIES => {}
+                        Err(SqlError::Migrate { .. }) if tries < schema::migration_tries() => {}
                         other => return other,
                     }
                 }

@@ -20,10 +20,16 @@ pub(super) static SQLITE: Migrator = sqlx::migrate!("migrations/sqlite");
 #[cfg(feature = "postgres")]
 pub(super) static POSTGRES: Migrator = sqlx::migrate!("migrations/postgres");
 
-/// How often a migration is tried when another process creates the schema at
-/// the same moment (SQLite has no migration lock: the loser's `CREATE TABLE`
-/// fails, and the next try finds the migration applied).
-pub(super) const MIGRATION_TRIES: usize = 3;
+/// How often the migrations are tried when other processes create the
+/// schema at the same moment. SQLite has no migration lock: a process lists
+/// the migrations applied, and one that another process applies meanwhile
+/// fails its try (its `CREATE TABLE` or its version row refused); the next
+/// try lists again. Each failed try so means one more migration applied, so
+/// one try more than there are migrations always ends, whatever the number
+/// of processes (and one more is kept in hand).
+pub(super) fn migration_tries() -> usize {
+    SQLITE.migrations.len() + 2
+}
 
 /// The store's revision: one read of one row by its primary key.
 pub(super) const REVISION: &str = "SELECT revision FROM skillkit_revision WHERE id = 1";
