@@ -405,6 +405,26 @@ pub(crate) fn to_lf(text: String) -> String {
 mod tests {
     use super::*;
 
+    /// A read stops at the size the file had when it was opened; a size
+    /// that is wrong (a file that grew since, or one that reports 0 as
+    /// `/proc` files do) still reads the whole frontmatter.
+    #[test]
+    fn a_size_smaller_than_the_file_still_reads_its_frontmatter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        let description = "d".repeat(3000);
+        let text = format!("---\nname: a\ndescription: {description}\n---\nBody\n");
+        std::fs::write(&path, &text).unwrap();
+        for len in [0, 10, 2048, 2100, text.len() as u64] {
+            let file = std::fs::File::open(&path).unwrap();
+            let doc = SkillDocument::read_frontmatter(file, len, &path).unwrap();
+            assert_eq!(doc.description, description, "{len}");
+            let file = std::fs::File::open(&path).unwrap();
+            let doc = SkillDocument::read_open(file, len, &path).unwrap();
+            assert_eq!(doc.description, description, "{len}");
+        }
+    }
+
     #[test]
     fn standard_and_extension_fields_are_kept() {
         let doc = SkillDocument::parse(
