@@ -162,7 +162,7 @@ fn block(lines: &mut Lines<'_>) -> Option<Value> {
     let Some(first) = lines.peek() else {
         return Some(Value::Null);
     };
-    let indent = first.len() - first.trim_start_matches(' ').len();
+    let indent = indentation(first);
     let is_item = |line: &str| line[indent..].starts_with("- ");
     if is_item(first) {
         let mut items = Vec::new();
@@ -199,7 +199,7 @@ fn block(lines: &mut Lines<'_>) -> Option<Value> {
 fn block_scalar(header: &str, lines: &mut Lines<'_>) -> Option<Value> {
     let (literal, strip) = (header.starts_with('|'), header.ends_with('-'));
     let first = lines.raw_peek()?;
-    let indent = first.len() - first.trim_start_matches(' ').len();
+    let indent = indentation(first);
     if indent == 0 || indent == first.len() {
         return None;
     }
@@ -213,7 +213,7 @@ fn block_scalar(header: &str, lines: &mut Lines<'_>) -> Option<Value> {
             lines.raw.next();
             continue;
         }
-        let spaces = line.len() - line.trim_start_matches(' ').len();
+        let spaces = indentation(line);
         if spaces == line.len() {
             // Spaces alone may be content (beyond the indentation).
             return None;
@@ -244,6 +244,11 @@ fn block_scalar(header: &str, lines: &mut Lines<'_>) -> Option<Value> {
     Some(Value::String(text))
 }
 
+/// The spaces `line` starts with.
+fn indentation(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
 /// Whether `line` is indented by exactly `indent` spaces.
 fn at(line: &str, indent: usize) -> bool {
     line.len() > indent
@@ -255,14 +260,8 @@ fn at(line: &str, indent: usize) -> bool {
 /// doubled quotes, or plain (resolved as the full parser resolves it).
 fn scalar(text: &str) -> Option<Value> {
     let bytes = text.as_bytes();
-    let quoted = |quote: u8, escape: u8| {
-        let inner = bytes.strip_prefix(&[quote])?.strip_suffix(&[quote])?;
-        let plain = !inner.iter().any(|&b| b == quote || b == escape);
-        // The quotes are ASCII, so the inner bytes are whole characters.
-        plain.then(|| Value::String(text[1..text.len() - 1].to_owned()))
-    };
     match bytes.first()? {
-        b'"' => quoted(b'"', b'\\'),
+        b'"' => double_quoted(text),
         b'\'' => single_quoted(text),
         b'-' | b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!'
         | b'|' | b'>' | b'%' | b'@' | b'`' | b' ' => None,
@@ -274,6 +273,13 @@ fn scalar(text: &str) -> Option<Value> {
         }
         _ => Some(super::resolve(text)),
     }
+}
+
+/// A double-quoted scalar on one line without escapes or quotes inside.
+fn double_quoted(text: &str) -> Option<Value> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    let plain = !inner.contains(['"', '\\']);
+    plain.then(|| Value::String(inner.to_owned()))
 }
 
 /// A single-quoted scalar on one line, its doubled quotes (`''`) read as
