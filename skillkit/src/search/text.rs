@@ -425,6 +425,9 @@ mod tests {
         let corpus =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
         let mut files = 0;
+        // One counter for every file too, as a build's thread counts: what
+        // it learnt from the files before changes nothing.
+        let mut shared = Counter::default();
         let mut stack = vec![corpus];
         while let Some(dir) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -440,6 +443,12 @@ mod tests {
                     assert_eq!(term_list(&text), expected, "{}", path.display());
                     assert_eq!(
                         TermCounts::of(&text).sorted(),
+                        counted(&expected),
+                        "{}",
+                        path.display()
+                    );
+                    assert_eq!(
+                        shared.count(&text).sorted(),
                         counted(&expected),
                         "{}",
                         path.display()

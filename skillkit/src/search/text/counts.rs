@@ -3,12 +3,14 @@
 //! build.
 //!
 //! Nearly every word of a skill is ASCII and at most 16 bytes long. Such a
-//! word is lowercased through a table and packed into one integer as it is
-//! scanned ([`Packed`]), then counted in an open-addressed table keyed by
-//! that integer; only each *distinct* word is then checked against the stop
-//! words and stemmed. Longer words and words with other letters take the
-//! general path ([`term_of`]). The terms and counts are exactly those of
-//! [`terms`](super::terms), one entry per distinct term.
+//! word is lowercased and packed into one integer as it is scanned
+//! ([`Packed`]), then looked up among the words the [`Counter`] has met
+//! (texts share most of their words), which gives its term's number: only a
+//! word met for the first time is checked against the stop words and
+//! stemmed. Each term is tallied in an array by its number. Longer words
+//! and words with other letters take the general path ([`term_of`]). The
+//! terms and counts are exactly those of [`terms`](super::terms), one entry
+//! per distinct term.
 
 use super::{TermMap, is_stop_word, next_word, stem, term_of};
 
@@ -46,172 +48,226 @@ pub(crate) fn hash_packed(term: Packed) -> u64 {
     (low ^ high.rotate_left(29) ^ (high >> 7)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-/// Counts keyed by packed terms: open addressing, at most half full, the
-/// keys also listed in order of first occurrence (what is cleared, and
-/// iterated). Kept per thread and reused from body to body.
-struct Table {
-    keys: Vec<Packed>,
-    counts: Vec<u32>,
-    order: Vec<u32>,
-    /// Places in use (a power of two, at most `keys.len()`).
-    size: usize,
-    /// 64 − log2 of `size`: a hash's top bits pick the place.
+/// An open-addressed map from packed words to numbers, at most three
+/// quarters full (a key of 0 marks a free place: no packed word is 0). A
+/// key and its number share a place, so a lookup that finds its key reads
+/// one cache line.
+struct PackedMap {
+    places: Vec<Place>,
+    len: usize,
+    /// 64 − log2 of the places: a hash's top bits pick the place.
     shift: u32,
 }
 
-impl Table {
-    fn new() -> Table {
-        Table::with_size(1024)
-    }
+/// A key (as two halves: a `u128` would align the place to 32 bytes) and
+/// its number.
+#[derive(Clone, Copy, Default)]
+struct Place {
+    low: u64,
+    high: u64,
+    value: u32,
+}
 
-    fn with_size(size: usize) -> Table {
-        Table {
-            keys: vec![0; size],
-            counts: vec![0; size],
-            order: Vec::with_capacity(size / 2),
-            size,
-            shift: 64 - size.trailing_zeros(),
-        }
-    }
-
-    /// Empties the table and sizes it for about `entries` keys (a table
-    /// that fits in the cache is the fast one), keeping its allocation.
-    fn clear(&mut self, entries: usize) {
-        for &at in &self.order {
-            self.keys[at as usize] = 0;
-        }
-        self.order.clear();
-        let size = (entries * 4).next_power_of_two().max(256);
-        if size > self.keys.len() {
-            *self = Table::with_size(size);
-        }
-        self.size = size;
-        self.shift = 64 - size.trailing_zeros();
-    }
-
+impl Place {
     #[inline(always)]
-    fn add(&mut self, key: Packed, n: u32) {
-        let mask = self.size - 1;
+    fn key(&self) -> Packed {
+        Packed::from(self.low) | Packed::from(self.high) << 64
+    }
+}
+
+impl PackedMap {
+    fn with_places(places: usize) -> PackedMap {
+        PackedMap {
+            places: vec![Place::default(); places],
+            len: 0,
+            shift: 64 - places.trailing_zeros(),
+        }
+    }
+
+    /// Where `key` is, or the free place where it would go, and whether it
+    /// is there.
+    #[inline(always)]
+    fn find(&self, key: Packed) -> (usize, bool) {
+        let mask = self.places.len() - 1;
         let mut at = (hash_packed(key) >> self.shift) as usize;
         loop {
-            let k = self.keys[at];
+            let k = self.places[at].key();
             if k == key {
-                self.counts[at] = self.counts[at].saturating_add(n);
-                return;
+                return (at, true);
             }
             if k == 0 {
-                self.keys[at] = key;
-                self.counts[at] = n;
-                self.order.push(at as u32);
-                if self.order.len() * 2 > self.size {
-                    self.grow();
-                }
-                return;
+                return (at, false);
             }
             at = (at + 1) & mask;
+        }
+    }
+
+    /// The number at `at` (a place where [`find`](Self::find) found its key).
+    #[inline(always)]
+    fn value(&self, at: usize) -> u32 {
+        self.places[at].value
+    }
+
+    /// Puts `key` with `value` at the free place `at` ([`find`](Self::find)).
+    fn put(&mut self, at: usize, key: Packed, value: u32) {
+        self.places[at] = Place {
+            low: key as u64,
+            high: (key >> 64) as u64,
+            value,
+        };
+        self.len += 1;
+        if self.len * 4 > self.places.len() * 3 {
+            self.grow();
         }
     }
 
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let entries: Vec<(Packed, u32)> = self.iter().collect();
-        let size = self.size * 2;
-        self.clear(size / 2);
-        for (key, n) in entries {
-            self.add(key, n);
+        let mut grown = PackedMap::with_places(self.places.len() * 2);
+        for place in &self.places {
+            let key = place.key();
+            if key != 0 {
+                let (at, _) = grown.find(key);
+                grown.put(at, key, place.value);
+            }
         }
+        *self = grown;
     }
 
-    fn iter(&self) -> impl Iterator<Item = (Packed, u32)> + '_ {
-        self.order
-            .iter()
-            .map(|&at| (self.keys[at as usize], self.counts[at as usize]))
+    fn heap_bytes(&self) -> usize {
+        self.places.capacity() * std::mem::size_of::<Place>()
     }
 }
 
-/// The stems of the words seen last, by their packed form: a cache, one
-/// entry per place (a word that lands where another was replaces it).
-/// Words repeat from body to body, and a cached one costs a comparison
-/// instead of a stop-word check and the stemmer.
-struct Stems {
-    words: Vec<Packed>,
-    /// The stem's length in bytes; 0 for a stop word.
-    lens: Vec<u8>,
-}
+/// The number of a word that is no term (a stop word): a term of its own,
+/// counted as the others are (no branch), and left out of what is counted.
+const STOP: u32 = 0;
 
-impl Stems {
-    /// Places in the cache: 128 KiB of words.
-    const SIZE: usize = 1 << 13;
-
-    fn new() -> Stems {
-        Stems {
-            words: vec![0; Stems::SIZE],
-            lens: vec![0; Stems::SIZE],
-        }
-    }
-
-    /// The length of the stem of `word` (a packed word of 2 bytes or
-    /// more); 0 for a stop word.
-    #[inline]
-    fn stem_len(&mut self, word: Packed) -> usize {
-        let at = (hash_packed(word) >> (64 - Stems::SIZE.trailing_zeros())) as usize;
-        if self.words[at] == word {
-            return usize::from(self.lens[at]);
-        }
-        let mut buf = [0u8; PACKED];
-        let text = unpack(word, &mut buf);
-        let len = match is_stop_word(text) {
-            true => 0,
-            false => stem(text).len(),
-        };
-        self.words[at] = word;
-        self.lens[at] = len as u8;
-        len
-    }
-}
-
-/// What counting needs, reused from text to text: the tables of words (as
-/// written, lowercased) and of terms (stemmed), and the stem cache. Each
-/// thread that counts holds one (the index its own, each thread of a build
-/// one for the build), so nothing is shared and nothing outlives the work.
+/// What counting needs, reused from text to text: the words met so far
+/// (as written, lowercased) with the number of their term (stemmed), and
+/// per term its tally in the text being counted. A word is looked up once
+/// per occurrence, and stemmed and checked against the stop words only the
+/// first time this counter meets it: texts share most of their words.
+///
+/// Each thread that counts holds one (the index its own, each thread of a
+/// build one for the build), so nothing is shared and nothing outlives the
+/// work. It forgets what it learnt once it knows [`Counter::MAX_WORDS`]
+/// words (so a stream of texts of new words cannot grow it without bound).
 pub(crate) struct Counter {
-    words: Table,
-    terms: Table,
-    stems: Stems,
+    /// Packed words to their term's number ([`STOP`] for a stop word).
+    words: PackedMap,
+    /// Packed terms to their number.
+    terms: PackedMap,
+    /// By term number: the term.
+    term_keys: Vec<Packed>,
+    /// By term number: the last text it was counted in ([`Counter::text`])
+    /// and its count there.
+    tally: Vec<(u32, u32)>,
+    /// The numbers of the current text's terms, in order of first
+    /// occurrence: the first `touched_len`, with room for every term and
+    /// one more.
+    touched: Vec<u32>,
+    touched_len: usize,
+    /// The current text's number (from 1; a tally of 0 is no text).
+    text: u32,
 }
 
 impl Default for Counter {
     fn default() -> Counter {
         Counter {
-            words: Table::new(),
-            terms: Table::new(),
-            stems: Stems::new(),
+            words: PackedMap::with_places(1024),
+            terms: PackedMap::with_places(1024),
+            // The first term is [`STOP`].
+            term_keys: vec![0],
+            tally: vec![(0, 0)],
+            // One place more than terms: a place is written for every
+            // occurrence, kept for a new term only.
+            touched: vec![0; 2],
+            touched_len: 0,
+            text: 0,
         }
     }
 }
 
 impl Counter {
-    /// Tables grown past this many places (by a very long text) are given
-    /// back after it.
-    const KEEP: usize = 4096;
+    /// Words a counter learns before it forgets them all (about 2.5 MB of
+    /// tables at most).
+    const MAX_WORDS: usize = 1 << 16;
 
     /// Counts the terms of `text`.
     pub(crate) fn count(&mut self, text: &str) -> TermCounts {
-        let counts = count(text, &mut self.words, &mut self.terms, &mut self.stems);
-        for table in [&mut self.words, &mut self.terms] {
-            if table.keys.len() > Counter::KEEP {
-                *table = Table::new();
-            }
+        if self.words.len > Counter::MAX_WORDS || self.text == u32::MAX {
+            *self = Counter::default();
         }
-        counts
+        self.text += 1;
+        self.touched_len = 0;
+        count(text, self)
     }
 
     /// Bytes it holds.
     pub(crate) fn heap_bytes(&self) -> usize {
-        let table =
-            |t: &Table| t.keys.capacity() * 16 + t.counts.capacity() * 4 + t.order.capacity() * 4;
-        table(&self.words) + table(&self.terms) + self.stems.words.capacity() * 17
+        self.words.heap_bytes()
+            + self.terms.heap_bytes()
+            + self.term_keys.capacity() * std::mem::size_of::<Packed>()
+            + self.tally.capacity() * 8
+            + self.touched.capacity() * 4
+    }
+
+    /// The number of the term of `word` (packed, lowercased, 2 bytes or
+    /// more): [`STOP`] for a stop word.
+    #[inline(always)]
+    fn word(&mut self, word: Packed) -> u32 {
+        match self.words.find(word) {
+            (at, true) => self.words.value(at),
+            (at, false) => self.learn(at, word),
+        }
+    }
+
+    /// Learns `word`, new, to go at `at` in the words.
+    #[inline(never)]
+    fn learn(&mut self, at: usize, word: Packed) -> u32 {
+        let mut buf = [0u8; PACKED];
+        let text = unpack(word, &mut buf);
+        let number = match is_stop_word(text) {
+            true => STOP,
+            // A stem is a prefix of its word, so of its packed form.
+            false => match stem(text).len() {
+                PACKED => self.term(word),
+                len => self.term(word & ((1 << (8 * len)) - 1)),
+            },
+        };
+        self.words.put(at, word, number);
+        number
+    }
+
+    /// The number of `term` (packed), given one if it is new.
+    #[inline]
+    fn term(&mut self, term: Packed) -> u32 {
+        match self.terms.find(term) {
+            (at, true) => self.terms.value(at),
+            (at, false) => {
+                let number = self.term_keys.len() as u32;
+                self.term_keys.push(term);
+                self.tally.push((0, 0));
+                self.touched.push(0);
+                self.terms.put(at, term, number);
+                number
+            }
+        }
+    }
+
+    /// Counts one occurrence of the term `number` in the current text.
+    #[inline(always)]
+    fn tally(&mut self, number: u32) {
+        // Without a branch: whether a term is new to the text is as hard to
+        // predict as a coin.
+        let (text, tally) = (self.text, &mut self.tally[number as usize]);
+        let new = tally.0 != text;
+        // A term is kept once a text, so there is room.
+        self.touched[self.touched_len] = number;
+        self.touched_len += usize::from(new);
+        *tally = (text, if new { 1 } else { tally.1.saturating_add(1) });
     }
 }
 
@@ -319,12 +375,9 @@ fn runs(mask: u64, base: usize, open: &mut Option<usize>, word: &mut impl FnMut(
     }
 }
 
-fn count(text: &str, words: &mut Table, terms: &mut Table, stems: &mut Stems) -> TermCounts {
-    // About one distinct word per 24 bytes of a skill's body.
-    words.clear(text.len() / 24);
-    terms.clear(text.len() / 24);
+fn count(text: &str, counter: &mut Counter) -> TermCounts {
     let mut others: TermMap<u32> = TermMap::default();
-    let mut total: u32 = 0;
+    let mut others_total: u32 = 0;
     let mut word = String::new();
     let bytes = text.as_bytes();
     let mut word_at = |start: usize, end: usize| {
@@ -350,7 +403,8 @@ fn count(text: &str, words: &mut Table, terms: &mut Table, stems: &mut Stems) ->
             if value & HIGH_BITS == 0 {
                 // ASCII letters and digits: `| 0x20` lowercases the letters
                 // and leaves the digits as they are.
-                words.add(value | (LOWERCASE & keep), 1);
+                let number = counter.word(value | (LOWERCASE & keep));
+                counter.tally(number);
                 return;
             }
         }
@@ -362,15 +416,20 @@ fn count(text: &str, words: &mut Table, terms: &mut Table, stems: &mut Stems) ->
             let Some(term) = term_of(&text[start..end], ascii, &mut word) else {
                 continue;
             };
-            total = total.saturating_add(1);
             match pack(term) {
-                Some(key) => terms.add(key, 1),
-                None => match others.get_mut(term) {
-                    Some(n) => *n = n.saturating_add(1),
-                    None => {
-                        others.insert(term.into(), 1);
+                Some(key) => {
+                    let number = counter.term(key);
+                    counter.tally(number);
+                }
+                None => {
+                    others_total = others_total.saturating_add(1);
+                    match others.get_mut(term) {
+                        Some(n) => *n = n.saturating_add(1),
+                        None => {
+                            others.insert(term.into(), 1);
+                        }
                     }
-                },
+                }
             }
         }
     };
@@ -387,20 +446,21 @@ fn count(text: &str, words: &mut Table, terms: &mut Table, stems: &mut Stems) ->
     if let Some(start) = open {
         word_at(start, bytes.len());
     }
-    // Each distinct word once: stop words dropped, the rest stemmed (a stem
-    // is a prefix of its word, so of its packed form).
-    for (key, n) in words.iter() {
-        let len = stems.stem_len(key);
-        let term = match len {
-            0 => continue,
-            PACKED => key,
-            _ => key & ((1 << (8 * len)) - 1),
-        };
-        total = total.saturating_add(n);
-        terms.add(term, n);
-    }
     let cap = |n: u32| n.min(255) as u8;
-    let (packed, packed_counts) = terms.iter().map(|(t, n)| (t, cap(n))).unzip();
+    let mut total = others_total;
+    let (mut packed, mut packed_counts) = (
+        Vec::with_capacity(counter.touched_len),
+        Vec::with_capacity(counter.touched_len),
+    );
+    for &number in &counter.touched[..counter.touched_len] {
+        if number == STOP {
+            continue;
+        }
+        let n = counter.tally[number as usize].1;
+        total = total.saturating_add(n);
+        packed.push(counter.term_keys[number as usize]);
+        packed_counts.push(cap(n));
+    }
     TermCounts {
         packed,
         packed_counts,
@@ -452,17 +512,34 @@ mod tests {
     }
 
     #[test]
-    fn tables_grow_and_clear() {
-        let mut table = Table::with_size(4);
-        for i in 1..=1000u128 {
-            table.add(i, 1);
-            table.add(i, 2);
+    fn maps_grow_and_keep_every_key() {
+        let mut map = PackedMap::with_places(4);
+        for key in 1..=1000u128 {
+            let (at, found) = map.find(key);
+            assert!(!found);
+            map.put(at, key, key as u32 * 2);
         }
-        assert_eq!(table.iter().count(), 1000);
-        assert!(table.iter().all(|(_, n)| n == 3));
-        table.clear(10);
-        assert_eq!(table.iter().count(), 0);
-        assert_eq!(table.size, 256);
-        assert!(table.keys.iter().all(|&k| k == 0));
+        assert_eq!(map.len, 1000);
+        assert!(map.places.len() * 3 >= 4000);
+        for key in 1..=1000u128 {
+            let (at, found) = map.find(key);
+            assert!(found);
+            assert_eq!(map.value(at), key as u32 * 2);
+        }
+        assert!(!map.find(1001).1);
+    }
+
+    #[test]
+    fn a_counter_that_learnt_many_words_forgets_them_and_counts_on() {
+        let mut counter = Counter::default();
+        let text = "Report reports REPORTING; pdf pdf the tables";
+        let expected = reference(text);
+        for chunk in 0..(Counter::MAX_WORDS / 4000 + 2) {
+            // Texts of new words, between which the same text counts the same.
+            let many: String = (0..4000).map(|i| format!("w{chunk}x{i} ")).collect();
+            assert_eq!(counter.count(&many).sorted().len(), 4000);
+            assert_eq!(counter.count(text).sorted(), expected);
+        }
+        assert!(counter.words.len <= Counter::MAX_WORDS + 4000 + 8);
     }
 }
