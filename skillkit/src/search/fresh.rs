@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
-use super::index::{self, Index};
+use super::index::{BodyBatch, Index};
 use super::text::Counter;
 use crate::kit::{Kit, Skills};
 use crate::skill::Skill;
@@ -17,8 +17,17 @@ use crate::skill::Skill;
 /// their own, and search answers from names and descriptions meanwhile.
 pub(crate) const INLINE_BODIES: usize = 64;
 
-/// Bodies a thread of the background build takes at a time.
-const BATCH: usize = 64;
+/// Bodies a thread of the background build takes at a time: a sixteenth
+/// of them, within these bounds. Larger batches make fewer groups of
+/// postings to add under the lock (a term's postings in a batch are copied
+/// to its list at once, see [`Index::add_batch`]); smaller ones share the
+/// work out more evenly between the threads.
+const BATCH: std::ops::RangeInclusive<usize> = 64..=256;
+
+/// The size of a batch of a build of `bodies` bodies.
+fn batch_size(bodies: usize) -> usize {
+    (bodies / 16).clamp(*BATCH.start(), *BATCH.end())
+}
 
 /// Bodies a thread of the background build holds, read, while the lock is
 /// taken, before it waits for it.
@@ -199,26 +208,30 @@ fn diff(index: &mut Index, state: &KitState, kit: &Kit, bodies: &mut Bodies) -> 
 /// read (the file went away) is left out: its name and description stay
 /// indexed.
 pub(crate) fn index_bodies(index: &mut Index, bodies: &[(u32, Arc<Skill>)], limit: usize) {
-    for (slot, skill) in bodies {
-        if let Some(terms) = read(skill, index.counter(), limit)
-            && index.holds(*slot, skill)
-        {
-            index.add_body(*slot, terms);
-        }
-    }
+    let batch = read_batch(bodies, index.counter(), limit);
+    index.add_batch(batch, &dropped(index, bodies));
 }
 
-/// The terms of the first `limit` bytes of a skill's body, whole words only
-/// (the file read no further).
-fn read(skill: &Skill, counter: &mut Counter, limit: usize) -> Option<index::BodyTerms> {
-    // One byte more than the limit says whether the body goes on.
-    match skill.body.read_head(limit.saturating_add(1)) {
-        Ok(text) => Some(index::body_terms(counter, lead(&text, limit))),
-        Err(error) => {
-            tracing::debug!(skill = %skill.name, "body not indexed: {error}");
-            None
+/// The slots of `bodies` that no longer hold the skill version read.
+fn dropped<'a>(index: &Index, bodies: impl IntoIterator<Item = &'a (u32, Arc<Skill>)>) -> Vec<u32> {
+    let dropped = bodies
+        .into_iter()
+        .filter(|(slot, skill)| !index.holds(*slot, skill));
+    dropped.map(|(slot, _)| *slot).collect()
+}
+
+/// Reads the bodies of `bodies` and counts them with `counter`: each body's
+/// first `limit` bytes, whole words only (the file read no further).
+fn read_batch(bodies: &[(u32, Arc<Skill>)], counter: &mut Counter, limit: usize) -> BodyBatch {
+    BodyBatch::count(counter, |add| {
+        for (slot, skill) in bodies {
+            // One byte more than the limit says whether the body goes on.
+            match skill.body.read_head(limit.saturating_add(1)) {
+                Ok(text) => add(*slot, lead(&text, limit)),
+                Err(error) => tracing::debug!(skill = %skill.name, "body not indexed: {error}"),
+            }
         }
-    }
+    })
 }
 
 /// The first `limit` bytes of `text` when it is longer, without the word
@@ -246,9 +259,9 @@ pub(crate) fn add_heads(index: &mut Index, slots: impl IntoIterator<Item = u32>)
     slots.into_iter().for_each(|slot| index.add_head(slot));
 }
 
-/// A body read by the background build: its slot, the skill version, and
-/// its terms (`None` when the file could not be read).
-type Read<'a> = (u32, &'a Arc<Skill>, Option<index::BodyTerms>);
+/// A batch of bodies read by the background build: the slots and skill
+/// versions it was given, and the terms of the bodies that could be read.
+type Read<'a> = (&'a [(u32, Arc<Skill>)], BodyBatch);
 
 /// The batches of a build read but not yet added, until every batch before
 /// them is.
@@ -256,18 +269,18 @@ type Read<'a> = (u32, &'a Arc<Skill>, Option<index::BodyTerms>);
 struct InOrder<'a> {
     /// The batch to add next.
     next: usize,
-    waiting: std::collections::BTreeMap<usize, Vec<Read<'a>>>,
+    waiting: std::collections::BTreeMap<usize, Read<'a>>,
 }
 
 impl<'a> InOrder<'a> {
     /// Takes in the batches `read` (by their number) and gives back, in
-    /// order, the bodies of every batch now ready: those from the next one
-    /// on with no batch missing between.
-    fn put(&mut self, read: impl IntoIterator<Item = (usize, Vec<Read<'a>>)>) -> Vec<Read<'a>> {
+    /// order, every batch now ready: those from the next one on with no
+    /// batch missing between.
+    fn put(&mut self, read: impl IntoIterator<Item = (usize, Read<'a>)>) -> Vec<Read<'a>> {
         self.waiting.extend(read);
         let mut ready = Vec::new();
         while let Some(batch) = self.waiting.remove(&self.next) {
-            ready.extend(batch);
+            ready.push(batch);
             self.next += 1;
         }
         ready
@@ -275,7 +288,7 @@ impl<'a> InOrder<'a> {
 }
 
 /// Indexes `bodies` on a thread of its own. Bodies are taken in order, a
-/// batch of `BATCH` at a time, by the threads of the file-reading pool of
+/// batch ([`batch_size`]) at a time, by the threads of the file-reading pool of
 /// `Local` (all cores; else by that thread alone): each thread reads and
 /// counts its batches outside the lock, and adds what it has read whenever
 /// the lock is free, reading on meanwhile (up to `HELD` bodies). `locked`
@@ -293,7 +306,8 @@ pub(crate) fn build_in_background(
     let count = bodies.len();
     let shared = Arc::clone(shared);
     let work = move || {
-        let batches = bodies.len().div_ceil(BATCH);
+        let size = batch_size(bodies.len());
+        let batches = bodies.len().div_ceil(size);
         let next = AtomicUsize::new(0);
         // Batches read, waiting for the ones before them: each is added
         // only after every batch before it, so a body's postings go at the
@@ -305,15 +319,12 @@ pub(crate) fn build_in_background(
         // is first taken.
         let take_batches = |mut start: Option<&dyn Fn()>| {
             let mut counter = None;
-            let mut read: Vec<(usize, Vec<Read<'_>>)> = Vec::new();
+            let mut read: Vec<(usize, Read<'_>)> = Vec::new();
             loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
-                if let Some(batch) = bodies.get(at * BATCH..((at + 1) * BATCH).min(bodies.len())) {
-                    let batch_read = batch.iter().map(|(slot, skill)| {
-                        let counter = counter.get_or_insert_with(Counter::default);
-                        (*slot, skill, self::read(skill, counter, limit))
-                    });
-                    read.push((at, batch_read.collect()));
+                if let Some(batch) = bodies.get(at * size..((at + 1) * size).min(bodies.len())) {
+                    let counter = counter.get_or_insert_with(Counter::default);
+                    read.push((at, (batch, read_batch(batch, counter, limit))));
                 }
                 let last = at + 1 >= batches;
                 if last {
@@ -324,7 +335,7 @@ pub(crate) fn build_in_background(
                 if last && read.is_empty() {
                     break;
                 }
-                let held = || read.iter().map(|(_, batch)| batch.len()).sum::<usize>();
+                let held = || read.iter().map(|(_, batch)| batch.0.len()).sum::<usize>();
                 let state = match shared.try_lock() {
                     Ok(state) => Some(state),
                     Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
@@ -341,15 +352,12 @@ pub(crate) fn build_in_background(
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .put(read.drain(..));
-                    let added = ready.len();
-                    let index = &mut state.index;
-                    let ready: Vec<(u32, index::BodyTerms)> = ready
-                        .into_iter()
-                        .filter_map(|(slot, skill, terms)| {
-                            Some((slot, terms.filter(|_| index.holds(slot, skill))?))
-                        })
-                        .collect();
-                    index.add_bodies(ready);
+                    let mut added = 0;
+                    for (bodies, batch) in ready {
+                        added += bodies.len();
+                        let dropped = dropped(&state.index, bodies);
+                        state.index.add_batch(batch, &dropped);
+                    }
                     state.pending -= added;
                     if added > 0 && state.pending == 0 {
                         state.index.shrink();
@@ -394,7 +402,7 @@ mod tests {
     #[test]
     fn a_build_beside_a_held_lock_indexes_every_body_in_slot_order() {
         // More bodies than a thread holds read before it waits for the lock.
-        let n = HELD + 3 * BATCH + 5;
+        let n = HELD + 3 * BATCH.end() + 5;
         let mut kit = Kit::new("k");
         for i in 0..n {
             let skill = Skill::new(format!("k:s{i:05}"), "A skill.");
@@ -434,19 +442,22 @@ mod tests {
     #[test]
     fn batches_read_out_of_order_are_given_back_in_order() {
         let skill = Arc::new(Skill::new("k:s", "A skill."));
-        let batch = |slots: &[u32]| -> Vec<Read<'_>> {
-            slots.iter().map(|&slot| (slot, &skill, None)).collect()
+        let bodies: Vec<(u32, Arc<Skill>)> =
+            (0..7).map(|slot| (slot, Arc::clone(&skill))).collect();
+        let batch =
+            |range: std::ops::Range<usize>| -> Read<'_> { (&bodies[range], BodyBatch::default()) };
+        let slots = |ready: Vec<Read<'_>>| -> Vec<u32> {
+            ready.iter().flat_map(|r| r.0.iter().map(|b| b.0)).collect()
         };
-        let slots = |ready: Vec<Read<'_>>| -> Vec<u32> { ready.iter().map(|r| r.0).collect() };
         let mut in_order = InOrder::default();
         // Batch 1 and 3 first: nothing is ready before batch 0.
         assert!(
             in_order
-                .put([(1, batch(&[2, 3])), (3, batch(&[6]))])
+                .put([(1, batch(2..4)), (3, batch(6..7))])
                 .is_empty()
         );
-        assert_eq!(slots(in_order.put([(0, batch(&[0, 1]))])), [0, 1, 2, 3]);
-        assert_eq!(slots(in_order.put([(2, batch(&[4, 5]))])), [4, 5, 6]);
+        assert_eq!(slots(in_order.put([(0, batch(0..2))])), [0, 1, 2, 3]);
+        assert_eq!(slots(in_order.put([(2, batch(4..6))])), [4, 5, 6]);
         assert!(in_order.waiting.is_empty());
     }
 

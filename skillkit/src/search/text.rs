@@ -4,9 +4,13 @@
 //! of small typos.
 
 mod counts;
+mod grouped;
 pub(crate) mod short;
 
-pub(crate) use counts::{Counter, Packed, TermCounts, hash_packed, pack, unpack};
+#[cfg(test)]
+pub(crate) use counts::TermCounts;
+pub(crate) use counts::{Counter, Packed, hash_packed, pack, unpack};
+pub(crate) use grouped::Grouped;
 
 /// Terms longer than this are not indexed (hashes, base64, minified code).
 const MAX_TERM: usize = 32;

@@ -209,7 +209,7 @@ mod tests {
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
-    use super::super::{Index, body_terms};
+    use super::super::Index;
     use crate::skill::Skill;
 
     /// The corpus's SKILL.md files: folder name, description line, text.
@@ -261,8 +261,7 @@ mod tests {
             if slot % 10 == 3 {
                 index.remove(slot);
             } else {
-                let terms = body_terms(index.counter(), text);
-                index.add_body(slot, terms);
+                index.add_body(slot, text);
             }
         }
         index
@@ -331,8 +330,7 @@ mod tests {
             let slot = index
                 .add(Arc::new(Skill::new(name, "Deploy things.")))
                 .expect("room");
-            let terms = body_terms(index.counter(), &body);
-            index.add_body(slot, terms);
+            index.add_body(slot, &body);
         }
         assert!(
             super::WIDE * 3 < index.live(),

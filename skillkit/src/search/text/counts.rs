@@ -171,6 +171,8 @@ pub(crate) struct Counter {
     touched_len: usize,
     /// The current text's number (from 1; a tally of 0 is no text).
     text: u32,
+    /// Scratch of [`Counter::group`], by term number.
+    pub(super) marks: Vec<u32>,
 }
 
 impl Default for Counter {
@@ -186,6 +188,7 @@ impl Default for Counter {
             touched: vec![0; 2],
             touched_len: 0,
             text: 0,
+            marks: Vec::new(),
         }
     }
 }
@@ -197,12 +200,73 @@ impl Counter {
 
     /// Counts the terms of `text`.
     pub(crate) fn count(&mut self, text: &str) -> TermCounts {
-        if self.words.len > Counter::MAX_WORDS || self.text == u32::MAX {
+        self.forget_when_full();
+        let (others, mut total) = self.scan(text);
+        let (mut packed, mut packed_counts) = (
+            Vec::with_capacity(self.touched_len),
+            Vec::with_capacity(self.touched_len),
+        );
+        for (term, n) in self.tallies() {
+            total = total.saturating_add(n);
+            packed.push(term);
+            packed_counts.push(cap(n));
+        }
+        TermCounts {
+            packed,
+            packed_counts,
+            others,
+            total,
+        }
+    }
+
+    /// Forgets every word learnt once there are [`Counter::MAX_WORDS`].
+    pub(super) fn forget_when_full(&mut self) {
+        if self.words.len > Counter::MAX_WORDS {
             *self = Counter::default();
+        }
+    }
+
+    /// Tallies the terms of `text` (read back with
+    /// [`tallies`](Self::tallies)); returns the terms that are not packed,
+    /// with their counts, and how many occurrences they have.
+    pub(super) fn scan(&mut self, text: &str) -> (Vec<(Box<str>, u8)>, u32) {
+        if self.text == u32::MAX {
+            self.tally.iter_mut().for_each(|t| t.0 = 0);
+            self.text = 0;
         }
         self.text += 1;
         self.touched_len = 0;
-        count(text, self)
+        scan(text, self)
+    }
+
+    /// The terms of the text [`scan`](Self::scan)ned last, in order of
+    /// first occurrence, each with its number and count.
+    pub(super) fn tallies(&self) -> impl Iterator<Item = (Packed, u32)> + '_ {
+        self.numbers().map(|number| {
+            let n = self.tally[number as usize].1;
+            (self.term_keys[number as usize], n)
+        })
+    }
+
+    /// The numbers of the terms of the text scanned last, in order of first
+    /// occurrence.
+    pub(super) fn numbers(&self) -> impl Iterator<Item = u32> + '_ {
+        let touched = &self.touched[..self.touched_len];
+        touched.iter().copied().filter(|&number| number != STOP)
+    }
+
+    /// The term numbered `number`, and its count in the text scanned last.
+    #[inline]
+    pub(super) fn tally_of(&self, number: u32) -> (Packed, u32) {
+        (
+            self.term_keys[number as usize],
+            self.tally[number as usize].1,
+        )
+    }
+
+    /// How many terms have a number (numbers are below it).
+    pub(super) fn numbered(&self) -> usize {
+        self.term_keys.len()
     }
 
     /// Bytes it holds.
@@ -212,6 +276,7 @@ impl Counter {
             + self.term_keys.capacity() * std::mem::size_of::<Packed>()
             + self.tally.capacity() * 8
             + self.touched.capacity() * 4
+            + self.marks.capacity() * 4
     }
 
     /// The number of the term of `word` (packed, lowercased, 2 bytes or
@@ -375,7 +440,13 @@ fn runs(mask: u64, base: usize, open: &mut Option<usize>, word: &mut impl FnMut(
     }
 }
 
-fn count(text: &str, counter: &mut Counter) -> TermCounts {
+/// A count capped at 255.
+pub(super) fn cap(n: u32) -> u8 {
+    n.min(255) as u8
+}
+
+/// Tallies the terms of `text` in `counter` (see [`Counter::scan`]).
+fn scan(text: &str, counter: &mut Counter) -> (Vec<(Box<str>, u8)>, u32) {
     let mut others: TermMap<u32> = TermMap::default();
     let mut others_total: u32 = 0;
     let mut word = String::new();
@@ -446,27 +517,8 @@ fn count(text: &str, counter: &mut Counter) -> TermCounts {
     if let Some(start) = open {
         word_at(start, bytes.len());
     }
-    let cap = |n: u32| n.min(255) as u8;
-    let mut total = others_total;
-    let (mut packed, mut packed_counts) = (
-        Vec::with_capacity(counter.touched_len),
-        Vec::with_capacity(counter.touched_len),
-    );
-    for &number in &counter.touched[..counter.touched_len] {
-        if number == STOP {
-            continue;
-        }
-        let n = counter.tally[number as usize].1;
-        total = total.saturating_add(n);
-        packed.push(counter.term_keys[number as usize]);
-        packed_counts.push(cap(n));
-    }
-    TermCounts {
-        packed,
-        packed_counts,
-        others: others.into_iter().map(|(t, n)| (t, cap(n))).collect(),
-        total,
-    }
+    let others = others.into_iter().map(|(t, n)| (t, cap(n))).collect();
+    (others, others_total)
 }
 
 #[cfg(test)]
