@@ -171,8 +171,21 @@ pub(crate) struct Counter {
     touched_len: usize,
     /// The current text's number (from 1; a tally of 0 is no text).
     text: u32,
-    /// Scratch of [`Counter::group`], by term number.
+    /// Scratch of [`Counter::group`], kept from batch to batch.
+    pub(super) grouping: Grouping,
+}
+
+/// What [`Counter::group`] works in, kept with the counter so a batch does
+/// not grow new vectors (each about as large as the last).
+#[derive(Default)]
+pub(super) struct Grouping {
+    /// By term number: its group plus one (0: none yet).
     pub(super) marks: Vec<u32>,
+    /// Per group: its term's number, and how many postings it has.
+    pub(super) numbers: Vec<u32>,
+    pub(super) sizes: Vec<u32>,
+    /// Every posting with its group, in the order counted.
+    pub(super) pairs: Vec<(u32, u32)>,
 }
 
 impl Default for Counter {
@@ -188,7 +201,7 @@ impl Default for Counter {
             touched: vec![0; 2],
             touched_len: 0,
             text: 0,
-            marks: Vec::new(),
+            grouping: Grouping::default(),
         }
     }
 }
@@ -276,7 +289,10 @@ impl Counter {
             + self.term_keys.capacity() * std::mem::size_of::<Packed>()
             + self.tally.capacity() * 8
             + self.touched.capacity() * 4
-            + self.marks.capacity() * 4
+            + self.grouping.marks.capacity() * 4
+            + self.grouping.numbers.capacity() * 4
+            + self.grouping.sizes.capacity() * 4
+            + self.grouping.pairs.capacity() * 8
     }
 
     /// The number of the term of `word` (packed, lowercased, 2 bytes or

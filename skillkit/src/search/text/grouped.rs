@@ -3,7 +3,7 @@
 //! once for the whole group, and its postings are copied in one go (one
 //! term, one posting list, one cache miss), not one posting at a time.
 
-use super::counts::{Counter, Packed, cap};
+use super::counts::{Counter, Grouping, Packed, cap};
 
 /// Postings of several texts grouped by term: per term, a posting
 /// (`slot << 8 | count`) for each text that has it, in the order the texts
@@ -37,15 +37,8 @@ impl Grouped {
 /// Counts texts into one [`Grouped`]: made by [`Counter::group`].
 pub(crate) struct Grouper<'c> {
     counter: &'c mut Counter,
-    /// Per term number, its group plus one (0: none yet); given back
-    /// cleared.
-    marks: &'c mut Vec<u32>,
-    /// Per group, its term's number.
-    numbers: Vec<u32>,
-    /// Per group, its postings.
-    sizes: Vec<u32>,
-    /// Every posting with its group, in the order counted.
-    pairs: Vec<(u32, u32)>,
+    /// The counter's [`Grouping`], taken while the grouper counts.
+    at: Grouping,
 }
 
 impl Grouper<'_> {
@@ -54,49 +47,56 @@ impl Grouper<'_> {
     /// those that do not pack, with their counts.
     pub(crate) fn count(&mut self, slot: u32, text: &str) -> (u32, Vec<(Box<str>, u8)>) {
         let (others, mut total) = self.counter.scan(text);
-        if self.marks.len() < self.counter.numbered() {
-            self.marks.resize(self.counter.numbered(), 0);
+        let at = &mut self.at;
+        if at.marks.len() < self.counter.numbered() {
+            at.marks.resize(self.counter.numbered(), 0);
         }
         for number in self.counter.numbers() {
             let (_, n) = self.counter.tally_of(number);
             total = total.saturating_add(n);
-            let mark = &mut self.marks[number as usize];
+            let mark = &mut at.marks[number as usize];
             if *mark == 0 {
-                self.numbers.push(number);
-                self.sizes.push(0);
-                *mark = self.numbers.len() as u32;
+                at.numbers.push(number);
+                at.sizes.push(0);
+                *mark = at.numbers.len() as u32;
             }
             let group = *mark - 1;
-            self.sizes[group as usize] += 1;
-            self.pairs.push((group, slot << 8 | u32::from(cap(n))));
+            at.sizes[group as usize] += 1;
+            at.pairs.push((group, slot << 8 | u32::from(cap(n))));
         }
         (total, others)
     }
 
-    /// The postings counted, grouped; the marks cleared.
-    fn finish(self) -> Grouped {
-        let mut ends = Vec::with_capacity(self.sizes.len());
-        let mut next = Vec::with_capacity(self.sizes.len());
+    /// The postings counted, grouped; the scratch cleared and given back.
+    fn finish(mut self) -> Grouped {
+        let at = &mut self.at;
+        let mut ends = Vec::with_capacity(at.sizes.len());
+        // Per group, where its next posting goes (its start, at first).
         let mut end = 0u32;
-        for &size in &self.sizes {
-            next.push(end);
-            end += size;
+        for size in &mut at.sizes {
+            let start = end;
+            end += *size;
             ends.push(end);
+            *size = start;
         }
-        let mut postings = vec![0; self.pairs.len()];
-        for &(group, posting) in &self.pairs {
-            let at = &mut next[group as usize];
-            postings[*at as usize] = posting;
-            *at += 1;
+        let mut postings = vec![0; at.pairs.len()];
+        for &(group, posting) in &at.pairs {
+            let next = &mut at.sizes[group as usize];
+            postings[*next as usize] = posting;
+            *next += 1;
         }
-        let terms = self
+        let terms = at
             .numbers
             .iter()
             .map(|&number| {
-                self.marks[number as usize] = 0;
+                at.marks[number as usize] = 0;
                 self.counter.tally_of(number).0
             })
             .collect();
+        at.numbers.clear();
+        at.sizes.clear();
+        at.pairs.clear();
+        self.counter.grouping = std::mem::take(at);
         Grouped {
             terms,
             ends,
@@ -110,18 +110,10 @@ impl Counter {
     /// their postings grouped by term.
     pub(crate) fn group(&mut self, each: impl FnOnce(&mut Grouper<'_>)) -> Grouped {
         self.forget_when_full();
-        let mut marks = std::mem::take(&mut self.marks);
-        let mut grouper = Grouper {
-            counter: self,
-            marks: &mut marks,
-            numbers: Vec::new(),
-            sizes: Vec::new(),
-            pairs: Vec::new(),
-        };
+        let at = std::mem::take(&mut self.grouping);
+        let mut grouper = Grouper { counter: self, at };
         each(&mut grouper);
-        let grouped = grouper.finish();
-        self.marks = marks;
-        grouped
+        grouper.finish()
     }
 }
 
@@ -176,7 +168,8 @@ mod tests {
             expected.sort();
             assert_eq!(from_groups, expected, "round {round}");
             assert_eq!(grouped.len(), expected.len());
-            assert!(counter.marks.iter().all(|&m| m == 0));
+            assert!(counter.grouping.marks.iter().all(|&m| m == 0));
+            assert!(counter.grouping.pairs.is_empty() && counter.grouping.pairs.capacity() > 0);
         }
     }
 }
