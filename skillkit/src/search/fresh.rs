@@ -327,9 +327,10 @@ pub(crate) fn build_in_background(
                     read.push((at, (batch, read_batch(batch, counter, limit))));
                 }
                 let last = at + 1 >= batches;
-                if last {
-                    // No batch left for this thread: its scratch is given
-                    // back before the build can end.
+                if next.load(Ordering::Relaxed) >= batches {
+                    // No batch left to read: the scratch is given back
+                    // before what was read is added (the build may end
+                    // with that).
                     counter = None;
                 }
                 if last && read.is_empty() {
