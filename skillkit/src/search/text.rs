@@ -9,7 +9,7 @@ pub(crate) mod short;
 
 #[cfg(test)]
 pub(crate) use counts::TermCounts;
-pub(crate) use counts::{Counter, Packed, hash_packed, pack, unpack};
+pub(crate) use counts::{Counter, HashKeys, Packed, pack, unpack};
 pub(crate) use grouped::Grouped;
 
 /// Terms longer than this are not indexed (hashes, base64, minified code).
@@ -161,11 +161,12 @@ const STOP_PACKED: [u64; STOP_WORDS.len()] = {
     packed
 };
 
-/// A fast hasher for short terms (FxHash's multiply-rotate): the index hashes
-/// every word it reads, and its keys are not chosen by an attacker who
-/// gains anything from collisions beyond a slower index.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct TermHasher(u64);
+/// A fast hasher for short terms (FxHash's multiply-rotate) from a random
+/// start ([`TermState`]): the index hashes every word it reads, and the
+/// words come from skills, so their collisions must not be known ahead
+/// (see [`HashKeys`]).
+#[derive(Clone, Copy)]
+pub(crate) struct TermHasher(pub(crate) u64);
 
 impl std::hash::Hasher for TermHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -194,9 +195,26 @@ impl std::hash::Hasher for TermHasher {
     }
 }
 
+/// Makes [`TermHasher`]s that start from a random state of its own.
+#[derive(Clone, Copy)]
+pub(crate) struct TermState(u64);
+
+impl Default for TermState {
+    fn default() -> TermState {
+        TermState(HashKeys::default().seed())
+    }
+}
+
+impl std::hash::BuildHasher for TermState {
+    type Hasher = TermHasher;
+
+    fn build_hasher(&self) -> TermHasher {
+        TermHasher(self.0)
+    }
+}
+
 /// A `HashMap` keyed by terms, with [`TermHasher`].
-pub(crate) type TermMap<V> =
-    std::collections::HashMap<Box<str>, V, std::hash::BuildHasherDefault<TermHasher>>;
+pub(crate) type TermMap<V> = std::collections::HashMap<Box<str>, V, TermState>;
 
 /// The terms of `text`, collected.
 pub(crate) fn term_list(text: &str) -> Vec<String> {

@@ -10,7 +10,7 @@ use std::hash::Hasher;
 
 use hashbrown::HashTable;
 
-use crate::search::text::{self, Packed, TermHasher};
+use crate::search::text::{self, HashKeys, Packed, TermHasher};
 
 /// A term's key: its packed form or, with the low word 0 (which no packed
 /// term has: a term's first byte is never 0), the index of its text in
@@ -52,11 +52,11 @@ impl<'a> Probe<'a> {
         }
     }
 
-    fn hash(self) -> u64 {
+    fn hash(self, keys: HashKeys) -> u64 {
         let h = match self {
-            Probe::Packed(packed) => text::hash_packed(packed),
+            Probe::Packed(packed) => keys.hash(packed),
             Probe::Long(term) => {
-                let mut hasher = TermHasher::default();
+                let mut hasher = TermHasher(keys.seed());
                 hasher.write(term.as_bytes());
                 hasher.finish()
             }
@@ -67,10 +67,22 @@ impl<'a> Probe<'a> {
     }
 }
 
+/// The hash of the term `id` of a dictionary's `keys` and `long` texts (to
+/// move it when the table grows or shrinks).
+fn hash_of(keys: &[Key], long: &[Box<str>], hash_keys: HashKeys, id: u32) -> u64 {
+    let key = keys[id as usize];
+    match key.long_at() {
+        Some(at) => Probe::Long(&long[at]).hash(hash_keys),
+        None => Probe::Packed(key.as_packed()).hash(hash_keys),
+    }
+}
+
 /// Term ids by term, and each id's term.
 #[derive(Default)]
 pub(super) struct Dictionary {
     table: HashTable<u32>,
+    /// The keys of the table's hash, its own.
+    hash_keys: HashKeys,
     /// By id.
     keys: Vec<Key>,
     /// The texts of the terms that do not pack.
@@ -121,7 +133,7 @@ impl Dictionary {
 
     fn find(&self, probe: Probe<'_>) -> Option<u32> {
         self.table
-            .find(probe.hash(), |&id| self.is(id, probe))
+            .find(probe.hash(self.hash_keys), |&id| self.is(id, probe))
             .copied()
     }
 
@@ -151,14 +163,14 @@ impl Dictionary {
         };
         self.keys.push(key);
         let Dictionary {
-            table, keys, long, ..
+            table,
+            hash_keys,
+            keys,
+            long,
+            ..
         } = self;
-        table.insert_unique(probe.hash(), id, |&id| {
-            let key = keys[id as usize];
-            match key.long_at() {
-                Some(at) => Probe::Long(&long[at]).hash(),
-                None => Probe::Packed(key.as_packed()).hash(),
-            }
+        table.insert_unique(probe.hash(*hash_keys), id, |&id| {
+            hash_of(keys, long, *hash_keys, id)
         });
         if self.by_len.len() <= len {
             self.by_len.resize_with(len + 1, Vec::new);
@@ -171,17 +183,12 @@ impl Dictionary {
     pub(super) fn shrink(&mut self) {
         let Dictionary {
             table,
+            hash_keys,
             keys,
             long,
             by_len,
         } = self;
-        table.shrink_to_fit(|&id| {
-            let key = keys[id as usize];
-            match key.long_at() {
-                Some(at) => Probe::Long(&long[at]).hash(),
-                None => Probe::Packed(key.as_packed()).hash(),
-            }
-        });
+        table.shrink_to_fit(|&id| hash_of(keys, long, *hash_keys, id));
         keys.shrink_to_fit();
         long.shrink_to_fit();
         for ids in by_len {

@@ -41,11 +41,42 @@ pub(crate) fn unpack(term: Packed, buf: &mut [u8; PACKED]) -> &str {
     std::str::from_utf8(&buf[..len]).unwrap_or_default()
 }
 
-/// Multiply-xor hash of a packed term, good in its high bits.
-#[inline]
-pub(crate) fn hash_packed(term: Packed) -> u64 {
-    let (low, high) = (term as u64, (term >> 64) as u64);
-    (low ^ high.rotate_left(29) ^ (high >> 7)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+/// The keys of a hash of packed terms ([`HashKeys::hash`]), random for each
+/// table that uses them. Terms come from skills: with a hash anyone can
+/// compute, an author could write words that all land in one place of a
+/// table, and each lookup would then walk through all of them (under the
+/// index's lock, for the dictionary). Keys nobody outside the process knows
+/// leave no way to choose such words.
+#[derive(Clone, Copy)]
+pub(crate) struct HashKeys([u64; 2]);
+
+impl Default for HashKeys {
+    /// Keys drawn from the operating system's randomness (through
+    /// [`RandomState`](std::hash::RandomState), which draws it once a
+    /// thread).
+    fn default() -> HashKeys {
+        use std::hash::BuildHasher;
+        let random = std::hash::RandomState::new();
+        HashKeys([random.hash_one(0u8), random.hash_one(1u8)])
+    }
+}
+
+impl HashKeys {
+    /// The hash of `term`: its two halves, each mixed with a key, multiplied
+    /// and the product's halves folded (as `foldhash` does); good in its
+    /// high bits.
+    #[inline]
+    pub(crate) fn hash(self, term: Packed) -> u64 {
+        let low = term as u64 ^ self.0[0];
+        let high = (term >> 64) as u64 ^ self.0[1];
+        let product = u128::from(low) * u128::from(high);
+        product as u64 ^ (product >> 64) as u64
+    }
+
+    /// A key for another hash of the same table (the text of a long term).
+    pub(crate) fn seed(self) -> u64 {
+        self.0[0] ^ self.0[1].rotate_left(32)
+    }
 }
 
 /// An open-addressed map from packed words to numbers, at most three
@@ -54,6 +85,7 @@ pub(crate) fn hash_packed(term: Packed) -> u64 {
 /// one cache line.
 struct PackedMap {
     places: Vec<Place>,
+    keys: HashKeys,
     len: usize,
     /// 64 − log2 of the places: a hash's top bits pick the place.
     shift: u32,
@@ -77,8 +109,13 @@ impl Place {
 
 impl PackedMap {
     fn with_places(places: usize) -> PackedMap {
+        PackedMap::keyed(places, HashKeys::default())
+    }
+
+    fn keyed(places: usize, keys: HashKeys) -> PackedMap {
         PackedMap {
             places: vec![Place::default(); places],
+            keys,
             len: 0,
             shift: 64 - places.trailing_zeros(),
         }
@@ -89,7 +126,7 @@ impl PackedMap {
     #[inline(always)]
     fn find(&self, key: Packed) -> (usize, bool) {
         let mask = self.places.len() - 1;
-        let mut at = (hash_packed(key) >> self.shift) as usize;
+        let mut at = (self.keys.hash(key) >> self.shift) as usize;
         loop {
             let k = self.places[at].key();
             if k == key {
@@ -124,7 +161,7 @@ impl PackedMap {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let mut grown = PackedMap::with_places(self.places.len() * 2);
+        let mut grown = PackedMap::keyed(self.places.len() * 2, self.keys);
         for place in &self.places {
             let key = place.key();
             if key != 0 {
@@ -596,6 +633,59 @@ mod tests {
             assert_eq!(map.value(at), key as u32 * 2);
         }
         assert!(!map.find(1001).1);
+    }
+
+    /// How far past its first place each key of `map` sits, summed: the
+    /// extra places that looking up every key reads.
+    fn displacement(map: &PackedMap) -> usize {
+        let mask = map.places.len() - 1;
+        let home = |key: Packed| (map.keys.hash(key) >> map.shift) as usize;
+        let places = map.places.iter().enumerate();
+        let taken = places.filter(|(_, place)| place.key() != 0);
+        taken
+            .map(|(at, place)| at.wrapping_sub(home(place.key())) & mask)
+            .sum()
+    }
+
+    #[test]
+    fn words_chosen_to_collide_under_known_keys_spread_under_a_tables_own() {
+        // Words of lowercase letters (as a body can hold), found by trying
+        // them in turn: all with the same top 9 bits of their hash under
+        // keys an author would know.
+        let word = |mut i: u64| {
+            let mut bytes = [0u8; PACKED];
+            for byte in &mut bytes[..8] {
+                *byte = b'a' + (i % 26) as u8;
+                i /= 26;
+            }
+            Packed::from_le_bytes(bytes)
+        };
+        let known = HashKeys::default();
+        let target = known.hash(word(0)) >> 55;
+        let words: Vec<Packed> = (0..)
+            .map(word)
+            .filter(|&w| known.hash(w) >> 55 == target)
+            .take(1000)
+            .collect();
+        let mut attacked = PackedMap::keyed(1024, known);
+        let mut own = PackedMap::with_places(1024);
+        for (i, &w) in words.iter().enumerate() {
+            for map in [&mut attacked, &mut own] {
+                let (at, found) = map.find(w);
+                assert!(!found);
+                map.put(at, w, i as u32);
+            }
+        }
+        let n = words.len();
+        // Under the keys they were chosen for, they pile up in one run of
+        // places, each lookup a walk through it...
+        assert!(
+            displacement(&attacked) > 100 * n,
+            "{}",
+            displacement(&attacked)
+        );
+        // ...and under a table's own keys they spread like any words.
+        assert!(displacement(&own) < 5 * n, "{}", displacement(&own));
     }
 
     #[test]
