@@ -351,13 +351,15 @@ impl Index {
     /// merged into their lists once, a list at a time, not inserted one by
     /// one.
     pub(crate) fn add_batch(&mut self, batch: BodyBatch, dropped: &[u32]) {
+        // The slots whose postings are left out, sorted (a body without
+        // terms has none).
         let mut skip = dropped.to_vec();
         for &(slot, len) in &batch.bodies {
-            if skip.contains(&slot) {
+            if len == 0 || dropped.contains(&slot) {
                 continue;
             }
             let lens = &mut self.lens[slot as usize];
-            if len == 0 || lens.body > 0 {
+            if lens.body > 0 {
                 skip.push(slot);
                 continue;
             }
@@ -365,6 +367,8 @@ impl Index {
             self.sum_body += u64::from(len);
             self.bodies_indexed += 1;
         }
+        skip.sort_unstable();
+        let skipped = |slot: u32| skip.binary_search(&slot).is_ok();
         for (slot, short, terms) in batch.acronyms {
             if !dropped.contains(&slot) {
                 self.learn(short, terms);
@@ -382,14 +386,14 @@ impl Index {
                 true => postings,
                 false => {
                     kept.clear();
-                    kept.extend(postings.iter().filter(|&&p| !skip.contains(&(p >> 8))));
+                    kept.extend(postings.iter().filter(|&&p| !skipped(p >> 8)));
                     &kept[..]
                 }
             };
             self.post_body(id, postings, rising, &mut late);
         }
         for (slot, term, tf) in batch.others {
-            if !skip.contains(&slot) {
+            if !skipped(slot) {
                 let id = self.term_id(&term);
                 self.post_body(id, &[slot << 8 | u32::from(tf)], true, &mut late);
             }

@@ -291,7 +291,7 @@ impl Counter {
     }
 
     /// The terms of the text [`scan`](Self::scan)ned last, in order of
-    /// first occurrence, each with its number and count.
+    /// first occurrence, each with its count.
     pub(super) fn tallies(&self) -> impl Iterator<Item = (Packed, u32)> + '_ {
         self.numbers().map(|number| {
             let n = self.tally[number as usize].1;
