@@ -272,7 +272,7 @@ impl Counter {
 
     /// Forgets every word learnt once there are [`Counter::MAX_WORDS`].
     pub(super) fn forget_when_full(&mut self) {
-        if self.words.len > Counter::MAX_WORDS {
+        if self.words.len >= Counter::MAX_WORDS {
             *self = Counter::default();
         }
     }
@@ -343,7 +343,9 @@ impl Counter {
         }
     }
 
-    /// Learns `word`, new, to go at `at` in the words.
+    /// Learns `word`, new, to go at `at` in the words; past
+    /// [`Counter::MAX_WORDS`] (a text of that many new words: it is
+    /// forgotten after the text) it is not kept, only looked up.
     #[inline(never)]
     fn learn(&mut self, at: usize, word: Packed) -> u32 {
         let mut buf = [0u8; PACKED];
@@ -356,7 +358,9 @@ impl Counter {
                 len => self.term(word & ((1 << (8 * len)) - 1)),
             },
         };
-        self.words.put(at, word, number);
+        if self.words.len < Counter::MAX_WORDS {
+            self.words.put(at, word, number);
+        }
         number
     }
 
@@ -700,6 +704,14 @@ mod tests {
             assert_eq!(counter.count(text).sorted(), expected);
             assert!(counter.heap_bytes() < 8 << 20, "{}", counter.heap_bytes());
         }
-        assert!(counter.words.len <= Counter::MAX_WORDS + 4000 + 8);
+        assert!(counter.words.len <= Counter::MAX_WORDS);
+        // One text of more new words than that: all counted, and the words
+        // past the bound not kept.
+        let many: String = (0..Counter::MAX_WORDS + 5000)
+            .map(|i| format!("v{i} "))
+            .collect();
+        let counts = counter.count(&many);
+        assert_eq!(counts.sorted().len(), Counter::MAX_WORDS + 5000);
+        assert_eq!(counter.words.len, Counter::MAX_WORDS);
     }
 }
