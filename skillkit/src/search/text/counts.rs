@@ -293,10 +293,7 @@ impl Counter {
     /// The terms of the text [`scan`](Self::scan)ned last, in order of
     /// first occurrence, each with its count.
     pub(super) fn tallies(&self) -> impl Iterator<Item = (Packed, u32)> + '_ {
-        self.numbers().map(|number| {
-            let n = self.tally[number as usize].1;
-            (self.term_keys[number as usize], n)
-        })
+        self.numbers().map(|number| self.tally_of(number))
     }
 
     /// The numbers of the terms of the text scanned last, in order of first
