@@ -485,6 +485,39 @@ mod tests {
     }
 
     #[test]
+    fn random_texts_count_as_the_reference_through_one_counter() {
+        // Pieces that meet at random offsets of the scan's 64-byte blocks:
+        // words of every length around 16 bytes, cases, digits, stop
+        // words, characters beyond ASCII (some whose lowercase is ASCII,
+        // or longer), joiners and separators.
+        let pieces = [
+            " ", " ", " ", "\n", "-", "_", ".", "'", "`", "(", ")", "/", "\u{200b}",
+            "a", "Ab", "the", "THE", "About", "x9", "42", "pdf", "PDFs", "reports",
+            "Reporting", "tables", "sixteenletterss", "sixteenletterssx", "seventeenletterss",
+            "internationalizing", "0123456789abcdefing", "é", "Ünï", "café", "straße",
+            "\u{212a}elvin", "İstanbul", "ΣΊΣΥΦΟΣ", "日本語", "🚀", "naïve\u{2014}dash",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            // xorshift64*: the same texts on every run.
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+        };
+        let mut shared = Counter::default();
+        for round in 0..3000 {
+            let len = next(160);
+            let text: String = (0..len).map(|_| pieces[next(pieces.len())]).collect();
+            let expected = counted(&reference(&text));
+            assert_eq!(shared.count(&text).sorted(), expected, "{text:?}");
+            if round % 500 == 0 {
+                assert_eq!(TermCounts::of(&text).sorted(), expected, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn term_counts_count_each_distinct_term() {
         let text = "Report reports REPORTING; pdf pdf pdf and tables ".repeat(100);
         let counts = TermCounts::of(&text);
