@@ -200,7 +200,7 @@ impl Walk<'_> {
     /// directory or a FIFO of that name on its handle, saying what it is.
     fn walk(&mut self, listing: &Listing, dir: &Path, handle: Option<&Handle>, depth: usize) {
         for (name, kind) in listing.iter() {
-            let path = dir.join(name);
+            let path = joined(dir, name);
             if kind == Kind::NotUtf8 {
                 self.warn(
                     path,
@@ -253,7 +253,7 @@ impl Walk<'_> {
             return;
         };
         for (name, kind) in agents.iter() {
-            let file = path.join(name);
+            let file = joined(path, name);
             if kind == Kind::NotUtf8 {
                 self.warn(file, "skipped: its name is not UTF-8; rename it to load it");
             } else if name.ends_with(".md") {
@@ -269,6 +269,15 @@ impl Walk<'_> {
         let warning = Diagnostic::warning(0, 0, message).with_path(path);
         self.layout.diagnostics.push(warning);
     }
+}
+
+/// `dir` joined with the entry `name`, allocated once (`Path::join` copies
+/// `dir` exactly, then grows the copy for `name`).
+fn joined(dir: &Path, name: &str) -> PathBuf {
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    path.push(name);
+    path
 }
 
 fn unreadable(path: &Path, err: &io::Error) -> Diagnostic {

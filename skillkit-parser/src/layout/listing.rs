@@ -105,7 +105,43 @@ impl Builder {
 /// relative to it.
 pub(super) struct Handle {
     #[cfg(unix)]
-    dir: rustix::fs::Dir,
+    dir: std::fs::File,
+}
+
+/// Calls `each` with the name and type of every entry of the open
+/// directory `dir` (`.` and `..` too), in the order the system lists them.
+/// On Linux the entries are read into a buffer on the stack, so a listing
+/// allocates nothing but what it keeps.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn each_entry(
+    dir: &std::fs::File,
+    each: &mut dyn FnMut(&std::ffi::CStr, rustix::fs::FileType) -> io::Result<()>,
+) -> io::Result<()> {
+    use std::mem::MaybeUninit;
+    // Room for about a hundred entries a call: most folders of a kit are
+    // read in one.
+    let mut buf = [MaybeUninit::<u8>::uninit(); 8192];
+    let mut entries = rustix::fs::RawDir::new(dir, &mut buf);
+    while let Some(entry) = entries.next() {
+        let entry = entry?;
+        each(entry.file_name(), entry.file_type())?;
+    }
+    Ok(())
+}
+
+/// Calls `each` with the name and type of every entry of the open
+/// directory `dir` (`.` and `..` too).
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+fn each_entry(
+    dir: &std::fs::File,
+    each: &mut dyn FnMut(&std::ffi::CStr, rustix::fs::FileType) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut entries = rustix::fs::Dir::read_from(dir)?;
+    while let Some(entry) = entries.read() {
+        let entry = entry?;
+        each(entry.file_name(), entry.file_type())?;
+    }
+    Ok(())
 }
 
 impl Listing {
@@ -130,27 +166,23 @@ impl Listing {
 
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let fd = match parent {
-            Some((parent, name)) => openat(parent.dir.fd()?, name, flags, Mode::empty())?,
+            Some((parent, name)) => openat(&parent.dir, name, flags, Mode::empty())?,
             None => openat(CWD, path, flags, Mode::empty())?,
         };
         // Through `std`, so the stamp is the one `Stamp::of` takes by path.
-        let file = std::fs::File::from(fd);
-        let stamp = Stamp::from_metadata(&file.metadata()?);
-        let mut dir = rustix::fs::Dir::new(file)?;
+        let dir = std::fs::File::from(fd);
+        let stamp = Stamp::from_metadata(&dir.metadata()?);
         let mut entries = Builder::default();
-        while let Some(entry) = dir.read() {
-            let entry = entry?;
-            let raw = entry.file_name();
+        each_entry(&dir, &mut |raw, file_type| {
             if raw == c"." || raw == c".." {
-                continue;
+                return Ok(());
             }
-            let file_type = match entry.file_type() {
+            let file_type = match file_type {
                 // Some filesystems leave the type out of the listing.
                 FileType::Unknown => {
-                    match rustix::fs::statat(dir.fd()?, raw, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                    {
+                    match rustix::fs::statat(&dir, raw, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
                         Ok(stat) => FileType::from_raw_mode(stat.st_mode),
-                        Err(_) => continue,
+                        Err(_) => return Ok(()),
                     }
                 }
                 known => known,
@@ -161,13 +193,11 @@ impl Listing {
                 _ => Kind::File,
             };
             match raw.to_str() {
-                Ok(name) => entries.push(name, kind)?,
-                Err(_) if kind != Kind::File => {
-                    entries.push(&raw.to_string_lossy(), Kind::NotUtf8)?;
-                }
-                Err(_) => {}
+                Ok(name) => entries.push(name, kind),
+                Err(_) if kind != Kind::File => entries.push(&raw.to_string_lossy(), Kind::NotUtf8),
+                Err(_) => Ok(()),
             }
-        }
+        })?;
         Ok((entries.build(), stamp, Handle { dir }))
     }
 
