@@ -40,7 +40,7 @@ use std::path::Path;
 pub use agent::{AGENT_FILE, AgentDocument};
 pub use diagnostic::{Diagnostic, Severity};
 pub use layout::KitLayout;
-pub use open::{NotAFile, cannot_read, open_file};
+pub use open::{Folder, NotAFile, cannot_read, open_file};
 pub use skill::{SKILL_FILE, SkillDocument};
 
 /// The largest skill or agent file read, in bytes (64 MiB). A bigger file is a

@@ -136,6 +136,71 @@ pub fn open_file(path: &Path) -> io::Result<(File, Metadata)> {
     }
 }
 
+/// A folder kept open so that the files below it open from its handle:
+/// the kernel then looks up only the part of a file's path below the
+/// folder (a component or two) rather than the whole path. A kit's loader
+/// opens every skill file of the kit this way.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(dir.path().join("a")).unwrap();
+/// let path = dir.path().join("a/SKILL.md");
+/// std::fs::write(&path, "---\nname: a\n---\n").unwrap();
+/// let folder = skillkit_parser::Folder::open(dir.path());
+/// let (_, meta) = folder.open_file(&path).unwrap();
+/// assert_eq!(meta.len(), 16);
+/// let err = folder.open_file(&dir.path().join("a")).unwrap_err();
+/// assert_eq!(err.to_string(), "is a directory, not a file");
+/// ```
+#[derive(Debug)]
+pub struct Folder {
+    root: std::path::PathBuf,
+    /// `None` when the folder could not be opened: files open by path.
+    #[cfg(unix)]
+    dir: Option<std::os::fd::OwnedFd>,
+}
+
+impl Folder {
+    /// Opens the folder `root` (never waiting: a FIFO swapped in for it
+    /// is refused). When it cannot be opened, files below it open by
+    /// their whole path, as [`open_file`] does.
+    pub fn open(root: &Path) -> Folder {
+        #[cfg(unix)]
+        let dir = {
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+            rustix::fs::open(root, flags, Mode::empty()).ok()
+        };
+        Folder {
+            root: root.to_path_buf(),
+            #[cfg(unix)]
+            dir,
+        }
+    }
+
+    /// [`open_file`]`(path)`, with `path` looked up from the folder when it
+    /// lies below it. Anything that goes wrong is tried again by the whole
+    /// path, so the errors are those of [`open_file`].
+    pub fn open_file(&self, path: &Path) -> io::Result<(File, Metadata)> {
+        #[cfg(unix)]
+        if let Some(dir) = &self.dir
+            && let Ok(below) = path.strip_prefix(&self.root)
+            && !below.as_os_str().is_empty()
+        {
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+            if let Ok(fd) = rustix::fs::openat(dir, below, flags, Mode::empty()) {
+                let file = File::from(fd);
+                let meta = file.metadata()?;
+                if NotAFile::of(meta.file_type()).is_none() {
+                    return Ok((file, meta));
+                }
+            }
+        }
+        open_file(path)
+    }
+}
+
 fn not_a_file(found: NotAFile) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, found)
 }
@@ -205,5 +270,62 @@ mod tests {
         let err = open_file(&dangling).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert_eq!(err.to_string(), "is a link to a file that does not exist");
+    }
+
+    #[test]
+    fn a_folder_opens_what_open_file_opens_and_refuses_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("kit");
+        std::fs::create_dir_all(root.join("a/deep")).unwrap();
+        std::fs::write(root.join("a/SKILL.md"), "skill").unwrap();
+        std::fs::write(dir.path().join("outside.md"), "outside").unwrap();
+        std::os::unix::fs::symlink("../../../outside.md", root.join("a/deep/SKILL.md")).unwrap();
+        let fifo = root.join("a/fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("gone", root.join("a/dangling")).unwrap();
+        let folder = Folder::open(&root);
+        assert!(folder.dir.is_some());
+        let read = |path: &Path| {
+            let (mut file, meta) = folder.open_file(path)?;
+            let mut text = String::new();
+            io::Read::read_to_string(&mut file, &mut text)?;
+            assert_eq!(meta.len(), text.len() as u64);
+            Ok::<_, io::Error>(text)
+        };
+        assert_eq!(read(&root.join("a/SKILL.md")).unwrap(), "skill");
+        // A link is followed as by its whole path; a path not below the
+        // folder opens by its whole path.
+        assert_eq!(read(&root.join("a/deep/SKILL.md")).unwrap(), "outside");
+        assert_eq!(read(&dir.path().join("outside.md")).unwrap(), "outside");
+        for name in ["a", "a/fifo", "a/dangling", "a/gone"] {
+            let path = root.join(name);
+            let (ours, theirs) = (
+                folder.open_file(&path).unwrap_err(),
+                open_file(&path).unwrap_err(),
+            );
+            assert_eq!(ours.kind(), theirs.kind(), "{name}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{name}");
+        }
+        // A folder that is a FIFO is not waited on, nor one that is not
+        // there: files then open by their whole path.
+        for root in [fifo.as_path(), Path::new("/no/such/kit")] {
+            let folder = Folder::open(root);
+            assert!(folder.dir.is_none());
+            assert_eq!(
+                folder
+                    .open_file(&dir.path().join("outside.md"))
+                    .unwrap()
+                    .1
+                    .len(),
+                7
+            );
+        }
     }
 }

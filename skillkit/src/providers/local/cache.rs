@@ -160,7 +160,7 @@ pub(super) fn refresh(
     let first = cache.files.is_empty();
     let found = if first {
         let scanner = &mut cache.scanner;
-        let (found, files) = load_files(&name, read_at, |load| scanner.scan_with(root, load));
+        let (found, files) = load_files(&name, root, read_at, |load| scanner.scan_with(root, load));
         loaded = files;
         found?
     } else {
@@ -196,7 +196,7 @@ pub(super) fn refresh(
     {
         return Ok(kit.clone());
     }
-    let ((), loaded) = load_files(&name, read_at, |load| {
+    let ((), loaded) = load_files(&name, root, read_at, |load| {
         to_load.iter().for_each(|path| load(path))
     });
     store(provider, &name, loaded, &mut cache.files);

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
 use skillkit_parser::layout::Stamp;
-use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, SkillDocument};
+use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, Folder, SkillDocument};
 
 use super::file::{CachedFile, Loaded, Loads};
 use crate::agent_definition::AgentDefinition;
@@ -61,18 +61,22 @@ pub(super) fn on_pool() -> bool {
     pool().is_some_and(|pool| pool.current_thread_index().is_some())
 }
 
-/// Loads every file `feed` hands over (`None` for one that vanished since it
-/// was found). On [`pool`], each file is a task started as soon as it is
-/// handed over, so files are read and parsed while `feed` goes on (a walk,
-/// say); elsewhere, one after the other.
+/// Loads every file `feed` hands over, each below the kit's folder `root`
+/// (`None` for one that vanished since it was found). On [`pool`], each
+/// file is a task started as soon as it is handed over, so files are read
+/// and parsed while `feed` goes on (a walk, say); elsewhere, one after the
+/// other. The kit's folder is held open meanwhile, and files open from it
+/// ([`Folder`]).
 pub(super) fn load_files<R: Send>(
     kit: &str,
+    root: &Path,
     read_at: SystemTime,
     feed: impl FnOnce(&mut dyn FnMut(&Path)) -> R + Send,
 ) -> (R, Loads) {
     let loaded = Mutex::new(Vec::new());
+    let folder = Folder::open(root);
     let load = |path: Arc<Path>| {
-        let file = load_file(kit, &path, read_at);
+        let file = load_file(kit, &folder, &path, read_at);
         loaded
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -93,11 +97,17 @@ pub(super) fn load_files<R: Send>(
     (result, loaded)
 }
 
-/// Reads and parses one file. `None` when the file vanished after the walk.
-fn load_file(kit: &str, path: &Arc<Path>, read_at: SystemTime) -> Option<CachedFile> {
+/// Reads and parses one file, below `folder`. `None` when the file vanished
+/// after the walk.
+fn load_file(
+    kit: &str,
+    folder: &Folder,
+    path: &Arc<Path>,
+    read_at: SystemTime,
+) -> Option<CachedFile> {
     // Never blocks: a FIFO (or anything but a regular file) named like a
     // skill file is refused on its handle, saying what it is.
-    let (file, meta) = match skillkit_parser::open_file(path) {
+    let (file, meta) = match folder.open_file(path) {
         Ok(opened) => opened,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
@@ -179,8 +189,22 @@ mod tests {
         let found = KitLayout::scan(&root).unwrap();
         std::fs::remove_file(root.join("skills/a/SKILL.md")).unwrap();
         let now = SystemTime::now();
-        assert!(load_file("kit", &Arc::from(&*found.skills[0]), now).is_none());
-        let loaded = load_file("kit", &Arc::from(&*found.skills[1]), now).unwrap();
+        assert!(
+            load_file(
+                "kit",
+                &Folder::open(&root),
+                &Arc::from(&*found.skills[0]),
+                now
+            )
+            .is_none()
+        );
+        let loaded = load_file(
+            "kit",
+            &Folder::open(&root),
+            &Arc::from(&*found.skills[1]),
+            now,
+        )
+        .unwrap();
         assert!(matches!(loaded.loaded, Loaded::Skill(s) if s.name == "kit:b"));
     }
 }
