@@ -64,6 +64,10 @@ fn usable(name: &str, kind: Kind) -> bool {
 struct Builder {
     names: String,
     ends: Vec<(u32, Kind)>,
+    /// The first entry is the file `SKILL.md`, not yet written in `names`
+    /// and `ends`: most folders hold nothing else a walk uses, and their
+    /// listing is then the shared one, with nothing allocated.
+    skill_first: bool,
 }
 
 impl Builder {
@@ -72,6 +76,17 @@ impl Builder {
         if !usable(name, kind) {
             return Ok(());
         }
+        if self.ends.is_empty() && !self.skill_first && kind == Kind::File && name == SKILL_FILE {
+            self.skill_first = true;
+            return Ok(());
+        }
+        if std::mem::take(&mut self.skill_first) {
+            self.write(SKILL_FILE, Kind::File)?;
+        }
+        self.write(name, kind)
+    }
+
+    fn write(&mut self, name: &str, kind: Kind) -> io::Result<()> {
         self.names.push_str(name);
         let end = u32::try_from(self.names.len())
             .map_err(|_| io::Error::other("the folder holds more than 4 GiB of names; split it"))?;
@@ -86,7 +101,7 @@ impl Builder {
                 ends: Box::new([(SKILL_FILE.len() as u32, Kind::File)]),
             })
         });
-        if *self.names == *SKILL_ONLY.names && *self.ends == *SKILL_ONLY.ends {
+        if self.skill_first {
             return Listing {
                 shared: Arc::clone(&SKILL_ONLY),
             };
@@ -254,6 +269,32 @@ mod tests {
         );
         let (other, _, _) = Listing::open(&child, None).unwrap();
         assert!(Arc::ptr_eq(&listing.shared, &other.shared), "shared");
+    }
+
+    #[test]
+    fn folders_of_one_skill_file_share_one_listing() {
+        let dir = tempfile::tempdir().unwrap();
+        let listing_of = |files: &[&str]| {
+            let folder = tempfile::tempdir_in(dir.path()).unwrap();
+            for file in files {
+                std::fs::write(folder.path().join(file), "x").unwrap();
+            }
+            Listing::open(folder.path(), None).unwrap().0
+        };
+        // Scripts and assets are no part of a listing.
+        let (a, b) = (
+            listing_of(&["SKILL.md"]),
+            listing_of(&["SKILL.md", "run.sh"]),
+        );
+        assert!(Arc::ptr_eq(&a.shared, &b.shared));
+        assert_eq!(a.iter().collect::<Vec<_>>(), [("SKILL.md", Kind::File)]);
+        // With another entry, each is kept, whichever the system lists first.
+        let both = listing_of(&["SKILL.md", "notes.md"]);
+        assert!(!Arc::ptr_eq(&a.shared, &both.shared));
+        let mut names: Vec<&str> = both.iter().map(|(n, _)| n).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["SKILL.md", "notes.md"]);
+        assert!(listing_of(&[]).iter().next().is_none());
     }
 
     #[test]
