@@ -133,8 +133,8 @@ fn each_entry(
     each: &mut dyn FnMut(&std::ffi::CStr, rustix::fs::FileType) -> io::Result<()>,
 ) -> io::Result<()> {
     use std::mem::MaybeUninit;
-    // Room for about a hundred entries a call: most folders of a kit are
-    // read in one.
+    // Room for a few hundred entries a call (an entry takes its name and
+    // about 20 bytes): most folders of a kit are read in one.
     let mut buf = [MaybeUninit::<u8>::uninit(); 8192];
     let mut entries = rustix::fs::RawDir::new(dir, &mut buf);
     while let Some(entry) = entries.next() {
