@@ -369,7 +369,7 @@ pub(crate) fn build_in_background(
                 }
             }
         };
-        match crate::providers::read_pool() {
+        match crate::providers::read_pool().map(|pool| pool.threads()) {
             // Batches are handed out in order (not split in halves, as a
             // parallel iterator would): postings then arrive nearly sorted.
             Some(pool) => pool.in_place_scope(|scope| {

@@ -142,7 +142,7 @@ impl Files {
 
 /// The kit in `root`, re-reading only files whose stamp changed (or that were
 /// racy), and reusing the previous kit when nothing changed at all. The first
-/// time, files are read and parsed on [`pool`](super::read::pool) while the walk goes on.
+/// time, files are read and parsed on [`pool`](super::pool::pool) while the walk goes on.
 /// `link_root`: whether `root` itself being a link makes the kit linked (a
 /// kit folder of [`Local::each`](super::Local::each), which the watch of
 /// the folder does not follow).

@@ -26,13 +26,14 @@
 
 mod cache;
 mod file;
+mod pool;
 mod read;
 mod watch;
 #[cfg(feature = "mcp")]
 pub(crate) use watch::activity;
 
 /// The file-reading pool, shared with the search index's body build.
-pub(crate) use read::pool as read_pool;
+pub(crate) use pool::pool as read_pool;
 
 use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
@@ -47,7 +48,8 @@ use crate::kit::{Kit, Origin};
 use crate::provider::{KitProvider, ProviderError};
 
 use cache::{Cache, KitCache, refresh};
-use read::{Context, on_pool, pool};
+use pool::{Pool, on_pool, pool};
+use read::Context;
 #[cfg(feature = "__test-hooks")]
 pub use watch::WatchFault;
 pub use watch::WatchStatus;
@@ -391,7 +393,8 @@ impl Local {
         let context = Context::current();
         match pool() {
             Some(pool) if rayon::current_thread_index().is_none() => {
-                pool.install(|| context.enter(|| self.load_locked(cache, &context)))
+                let threads = pool.threads();
+                threads.install(|| context.enter(|| self.load_locked(cache, &context)))
             }
             _ => self.load_locked(cache, &context),
         }
@@ -402,10 +405,7 @@ impl Local {
     /// of this provider holds the cache (the caller then loads on a thread
     /// that may wait for it: a worker of the pool never waits for a lock,
     /// since the load holding it may need that very worker).
-    async fn load_on_pool(
-        &self,
-        pool: &rayon::ThreadPool,
-    ) -> Option<Result<Vec<Kit>, ProviderError>> {
+    async fn load_on_pool(&self, pool: &Pool) -> Option<Result<Vec<Kit>, ProviderError>> {
         let (sender, answer) = tokio::sync::oneshot::channel();
         let this = self.clone();
         let context = Context::current();

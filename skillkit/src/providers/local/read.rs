@@ -2,41 +2,18 @@
 //! while the walk that finds them goes on.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use skillkit_parser::layout::Stamp;
 use skillkit_parser::{AGENT_FILE, AgentDocument, Diagnostic, Folder, SkillDocument};
 
 use super::file::{CachedFile, Loaded, Loads};
+use super::pool::on_pool;
 use crate::agent_definition::AgentDefinition;
 use crate::skill::{Body, Skill};
 
-/// The most threads [`pool`] starts.
-const MAX_THREADS: usize = 8;
-
-/// The threads `Local` reads and parses files on, started at the first load
-/// and kept for the life of the process, so a query starts no thread. A pool
-/// of its own: loads never queue behind the program's other rayon work, and
-/// no task of the program runs inside a load. `None` when no thread could be
-/// started (files then load on the caller's thread).
-pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_THREADS);
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("skillkit-local-{i}"))
-            .build()
-            .inspect_err(|e| tracing::warn!("files will load on the calling thread: {e}"))
-            .ok()
-    })
-    .as_ref()
-}
-
-/// The caller's tracing subscriber and span, carried onto [`pool`]'s threads
+/// The caller's tracing subscriber and span, carried onto [`pool`](super::pool::pool)'s threads
 /// so that warnings about skipped files reach whoever listens on the caller.
 pub(super) struct Context {
     dispatch: tracing::Dispatch,
@@ -56,13 +33,8 @@ impl Context {
     }
 }
 
-/// Whether this thread is one of [`pool`]'s.
-pub(super) fn on_pool() -> bool {
-    pool().is_some_and(|pool| pool.current_thread_index().is_some())
-}
-
 /// Loads every file `feed` hands over, each below the kit's folder `root`
-/// (`None` for one that vanished since it was found). On [`pool`], each
+/// (`None` for one that vanished since it was found). On [`pool`](super::pool::pool), each
 /// file is a task started as soon as it is handed over, so files are read
 /// and parsed while `feed` goes on (a walk, say); elsewhere, one after the
 /// other. The kit's folder is held open meanwhile, and files open from it
