@@ -154,6 +154,7 @@ pub fn open_file(path: &Path) -> io::Result<(File, Metadata)> {
 /// ```
 #[derive(Debug)]
 pub struct Folder {
+    #[cfg(unix)]
     root: std::path::PathBuf,
     /// `None` when the folder could not be opened: files open by path.
     #[cfg(unix)]
@@ -171,7 +172,10 @@ impl Folder {
             let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NONBLOCK | OFlags::CLOEXEC;
             rustix::fs::open(root, flags, Mode::empty()).ok()
         };
+        #[cfg(not(unix))]
+        let _ = root;
         Folder {
+            #[cfg(unix)]
             root: root.to_path_buf(),
             #[cfg(unix)]
             dir,
