@@ -129,6 +129,12 @@ pub fn open_file(path: &Path) -> io::Result<(File, Metadata)> {
             });
         }
     };
+    checked(file)
+}
+
+/// `file` with its metadata, when it is a regular file (checked on the
+/// handle, so a file swapped meanwhile cannot slip through).
+fn checked(file: File) -> io::Result<(File, Metadata)> {
     let meta = file.metadata()?;
     match NotAFile::of(meta.file_type()) {
         Some(found) => Err(not_a_file(found)),
@@ -190,16 +196,9 @@ impl Folder {
         if let Some(dir) = &self.dir
             && let Ok(below) = path.strip_prefix(&self.root)
             && !below.as_os_str().is_empty()
+            && let Ok(opened) = open_nonblocking_at(dir, below).and_then(checked)
         {
-            use rustix::fs::{Mode, OFlags};
-            let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-            if let Ok(fd) = rustix::fs::openat(dir, below, flags, Mode::empty()) {
-                let file = File::from(fd);
-                let meta = file.metadata()?;
-                if NotAFile::of(meta.file_type()).is_none() {
-                    return Ok((file, meta));
-                }
-            }
+            return Ok(opened);
         }
         open_file(path)
     }
@@ -211,9 +210,21 @@ fn not_a_file(found: NotAFile) -> io::Error {
 
 #[cfg(unix)]
 fn open_nonblocking(path: &Path) -> io::Result<File> {
+    open_nonblocking_at(rustix::fs::CWD, path)
+}
+
+/// Opens `path` (relative to the open folder `dir`) for reading, without
+/// waiting for a FIFO's writer or taking a terminal.
+#[cfg(unix)]
+fn open_nonblocking_at(dir: impl std::os::fd::AsFd, path: &Path) -> io::Result<File> {
     use rustix::fs::{Mode, OFlags};
     let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    Ok(File::from(rustix::fs::open(path, flags, Mode::empty())?))
+    Ok(File::from(rustix::fs::openat(
+        dir,
+        path,
+        flags,
+        Mode::empty(),
+    )?))
 }
 
 #[cfg(not(unix))]
