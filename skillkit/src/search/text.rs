@@ -5,12 +5,14 @@
 
 mod counts;
 mod grouped;
+mod packed;
 pub(crate) mod short;
 
+pub(crate) use counts::Counter;
 #[cfg(test)]
 pub(crate) use counts::TermCounts;
-pub(crate) use counts::{Counter, HashKeys, Packed, pack, unpack};
 pub(crate) use grouped::Grouped;
+pub(crate) use packed::{HashKeys, Packed, pack, unpack};
 
 /// Terms longer than this are not indexed (hashes, base64, minified code).
 const MAX_TERM: usize = 32;

@@ -3,7 +3,8 @@
 //! once for the whole group, and its postings are copied in one go (one
 //! term, one posting list, one cache miss), not one posting at a time.
 
-use super::counts::{Counter, Grouping, Packed, cap};
+use super::counts::{Counter, Grouping, cap};
+use super::packed::Packed;
 
 /// Postings of several texts grouped by term: per term, a posting
 /// (`slot << 8 | count`) for each text that has it, in the order the texts
