@@ -303,33 +303,41 @@ fn word_mask(block: &[u8; 64]) -> u64 {
     mask
 }
 
-/// Calls `word` with the start and end of each run of set bits of `mask`
-/// (the block at byte `base`) that ends in it; `open` is the start of a run
-/// that goes on from the block before, and is left set when one goes on
-/// into the next.
-#[inline(always)]
-fn runs(mask: u64, base: usize, open: &mut Option<usize>, word: &mut impl FnMut(usize, usize)) {
-    let mut at = 0u32;
-    while at < 64 {
-        match *open {
-            Some(start) => {
-                let rest = !mask >> at;
-                if rest == 0 {
-                    return;
-                }
-                at += rest.trailing_zeros();
-                word(start, base + at as usize);
-                *open = None;
-            }
-            None => {
-                let rest = mask >> at;
-                if rest == 0 {
-                    return;
-                }
-                at += rest.trailing_zeros();
-                *open = Some(base + at as usize);
-            }
+/// The runs of set bits of word masks ([`word_mask`]), block after block:
+/// each run's start and end (past its last byte) handed to a closure once
+/// it ends. A run's start is a set bit after a clear one, its end a clear
+/// bit after a set one, both found for a whole block with shifts; they
+/// alternate, so they pair in order, a word per turn of one loop.
+#[derive(Default)]
+struct Runs {
+    /// Whether the last byte of the block before is in a run.
+    carry: u64,
+    /// The start of the run that goes on from the block before.
+    open: usize,
+}
+
+impl Runs {
+    /// Takes the mask of the block at byte `base`.
+    #[inline(always)]
+    fn block(&mut self, mask: u64, base: usize, word: &mut impl FnMut(usize, usize)) {
+        let before = mask << 1 | self.carry;
+        let mut starts = mask & !before;
+        let mut ends = !mask & before;
+        if self.carry != 0 && ends != 0 {
+            word(self.open, base + ends.trailing_zeros() as usize);
+            ends &= ends - 1;
         }
+        while starts != 0 {
+            let start = base + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            if ends == 0 {
+                self.open = start;
+                break;
+            }
+            word(start, base + ends.trailing_zeros() as usize);
+            ends &= ends - 1;
+        }
+        self.carry = mask >> 63;
     }
 }
 
@@ -338,13 +346,104 @@ pub(super) fn cap(n: u32) -> u8 {
     n.min(255) as u8
 }
 
+/// Words of a text waiting to be looked up, packed and lowercased: looked
+/// up [`Pending::MAX`] at a time, the first place of each read before any is
+/// resolved, so the reads wait for memory together, not one after the other.
+struct Pending {
+    words: [Packed; Pending::MAX],
+    len: usize,
+}
+
+impl Pending {
+    const MAX: usize = 32;
+
+    /// Adds `word`; looks the words up when there are [`Pending::MAX`].
+    #[inline(always)]
+    fn push(&mut self, word: Packed, counter: &mut Counter) {
+        self.words[self.len] = word;
+        self.len += 1;
+        if self.len == Pending::MAX {
+            self.flush(counter);
+        }
+    }
+
+    /// Looks up and tallies the words waiting, in order.
+    #[inline(always)]
+    fn flush(&mut self, counter: &mut Counter) {
+        let words = &self.words[..self.len];
+        let mut homes = [(0, 0); Pending::MAX];
+        for (home, &word) in homes.iter_mut().zip(words) {
+            *home = counter.words.home(word);
+        }
+        for (&(key, value), &word) in homes.iter().zip(words) {
+            // A word learnt meanwhile (or after a collision) takes the
+            // whole lookup; a copy that holds its word stays right, since a
+            // word's number never changes within a text.
+            let number = if key == word {
+                value
+            } else {
+                counter.word(word)
+            };
+            counter.tally(number);
+        }
+        self.len = 0;
+    }
+}
+
 /// Tallies the terms of `text` in `counter` (see [`Counter::scan`]).
 fn scan(text: &str, counter: &mut Counter) -> (Vec<(Box<str>, u8)>, u32) {
-    let mut others: TermMap<u32> = TermMap::default();
-    let mut others_total: u32 = 0;
-    let mut word = String::new();
+    let mut scan = Scan {
+        text,
+        counter,
+        pending: Pending {
+            words: [0; Pending::MAX],
+            len: 0,
+        },
+        others: Others::default(),
+    };
+    // Runs of word bytes (ASCII letters and digits, and every byte of a
+    // character beyond ASCII), found 64 bytes at a time.
     let bytes = text.as_bytes();
-    let mut word_at = |start: usize, end: usize| {
+    let (blocks, tail) = bytes.as_chunks::<64>();
+    let mut runs = Runs::default();
+    let mut word = |start, end| scan.word(start, end);
+    for (at, block) in blocks.iter().enumerate() {
+        runs.block(word_mask(block), at * 64, &mut word);
+    }
+    // The last block padded with bytes of no word, so a run that reaches
+    // the text's end ends there.
+    let mut last = [0u8; 64];
+    last[..tail.len()].copy_from_slice(tail);
+    runs.block(word_mask(&last), blocks.len() * 64, &mut word);
+    scan.pending.flush(scan.counter);
+    let Others { terms, total, .. } = scan.others;
+    (terms.into_iter().map(|(t, n)| (t, cap(n))).collect(), total)
+}
+
+/// One text being scanned: its words looked up as they are found.
+struct Scan<'t, 'c> {
+    text: &'t str,
+    counter: &'c mut Counter,
+    pending: Pending,
+    others: Others,
+}
+
+/// The terms of a text that do not pack, with their counts.
+#[derive(Default)]
+struct Others {
+    terms: TermMap<u32>,
+    /// Their occurrences.
+    total: u32,
+    /// Scratch for a word lowercased.
+    word: String,
+}
+
+impl Scan<'_, '_> {
+    /// Takes the run of word bytes `start..end`: a word of at most 16 ASCII
+    /// letters and digits waits to be looked up; any other run takes
+    /// [`Scan::general`].
+    #[inline(always)]
+    fn word(&mut self, start: usize, end: usize) {
         let len = end - start;
         if len < 2 {
             // One ASCII letter or digit (any other character is 2 bytes
@@ -352,66 +451,54 @@ fn scan(text: &str, counter: &mut Counter) -> (Vec<(Box<str>, u8)>, u32) {
             return;
         }
         if len <= PACKED {
-            let mut buf = [0u8; PACKED];
-            let loaded = match bytes.get(start..start + PACKED) {
-                Some(sixteen) => sixteen,
-                None => {
-                    buf[..len].copy_from_slice(&bytes[start..end]);
-                    &buf
-                }
-            };
+            let bytes = self.text.as_bytes();
             let mut sixteen = [0u8; PACKED];
-            sixteen.copy_from_slice(loaded);
+            match bytes.get(start..start + PACKED) {
+                Some(loaded) => sixteen.copy_from_slice(loaded),
+                None => sixteen[..len].copy_from_slice(&bytes[start..end]),
+            }
             let keep = Packed::MAX >> (8 * (PACKED - len));
             let value = Packed::from_le_bytes(sixteen) & keep;
             if value & HIGH_BITS == 0 {
                 // ASCII letters and digits: `| 0x20` lowercases the letters
                 // and leaves the digits as they are.
-                let number = counter.word(value | (LOWERCASE & keep));
-                counter.tally(number);
+                self.pending.push(value | (LOWERCASE & keep), self.counter);
                 return;
             }
         }
-        // The general path: the run holds characters beyond ASCII (which
-        // may split it in words, or not), or is long.
-        let (run_end, mut at) = (end, start);
-        while let Some((start, end, ascii)) = next_word(text, at).filter(|w| w.0 < run_end) {
+        self.general(start, end);
+    }
+
+    /// The general path: a run that holds characters beyond ASCII (which
+    /// may split it in words, or not), or is long. The words before it are
+    /// tallied first, so terms stay in order of first occurrence.
+    #[inline(never)]
+    fn general(&mut self, start: usize, end: usize) {
+        self.pending.flush(self.counter);
+        let (text, others) = (self.text, &mut self.others);
+        let mut at = start;
+        while let Some((start, end, ascii)) = next_word(text, at).filter(|w| w.0 < end) {
             at = end;
-            let Some(term) = term_of(&text[start..end], ascii, &mut word) else {
+            let Some(term) = term_of(&text[start..end], ascii, &mut others.word) else {
                 continue;
             };
             match pack(term) {
                 Some(key) => {
-                    let number = counter.term(key);
-                    counter.tally(number);
+                    let number = self.counter.term(key);
+                    self.counter.tally(number);
                 }
                 None => {
-                    others_total = others_total.saturating_add(1);
-                    match others.get_mut(term) {
+                    others.total = others.total.saturating_add(1);
+                    match others.terms.get_mut(term) {
                         Some(n) => *n = n.saturating_add(1),
                         None => {
-                            others.insert(term.into(), 1);
+                            others.terms.insert(term.into(), 1);
                         }
                     }
                 }
             }
         }
-    };
-    // Runs of word bytes (ASCII letters and digits, and every byte of a
-    // character beyond ASCII), found 64 bytes at a time.
-    let (blocks, tail) = bytes.as_chunks::<64>();
-    let mut open = None;
-    for (at, block) in blocks.iter().enumerate() {
-        runs(word_mask(block), at * 64, &mut open, &mut word_at);
     }
-    let mut last = [0u8; 64];
-    last[..tail.len()].copy_from_slice(tail);
-    runs(word_mask(&last), blocks.len() * 64, &mut open, &mut word_at);
-    if let Some(start) = open {
-        word_at(start, bytes.len());
-    }
-    let others = others.into_iter().map(|(t, n)| (t, cap(n))).collect();
-    (others, others_total)
 }
 
 #[cfg(test)]

@@ -127,6 +127,15 @@ impl PackedMap {
         }
     }
 
+    /// The key and number in the first place `key` may be in (what
+    /// [`find`](Self::find) reads first): a copy, read ahead of the
+    /// lookups that need it.
+    #[inline(always)]
+    pub(super) fn home(&self, key: Packed) -> (Packed, u32) {
+        let place = &self.places[(self.keys.hash(key) >> self.shift) as usize];
+        (place.key(), place.value)
+    }
+
     /// The number at `at` (a place where [`find`](Self::find) found its key).
     #[inline(always)]
     pub(super) fn value(&self, at: usize) -> u32 {
