@@ -72,7 +72,7 @@ pub(super) fn next_word(text: &str, mut at: usize) -> Option<(usize, usize, bool
                 let Some(c) = text[at..].chars().next() else {
                     break;
                 };
-                if !c.is_alphanumeric() {
+                if !is_word_char(c) {
                     break;
                 }
                 ascii = false;
@@ -86,6 +86,34 @@ pub(super) fn next_word(text: &str, mut at: usize) -> Option<(usize, usize, bool
         at += text[at..].chars().next().map_or(1, char::len_utf8);
     }
 }
+
+/// Whether `c` (beyond ASCII) is part of a word: a letter or a digit
+/// ([`char::is_alphanumeric`]). The symbols skills write most (dashes and
+/// quotes, arrows, box drawing, check marks, emoji and their variation
+/// selectors) sit in blocks without a letter or digit, answered without
+/// looking through Unicode's tables (a test holds every character of those
+/// blocks to the tables).
+#[inline]
+fn is_word_char(c: char) -> bool {
+    !NO_WORD_CHARS.iter().any(|r| r.contains(&(c as u32))) && c.is_alphanumeric()
+}
+
+/// Blocks of characters none of which is a letter or a digit.
+const NO_WORD_CHARS: [std::ops::RangeInclusive<u32>; 6] = [
+    // General Punctuation: dashes, quotes, bullets, ellipsis.
+    0x2000..=0x206F,
+    // Arrows, Mathematical Operators, Miscellaneous Technical.
+    0x2190..=0x23FF,
+    // Box Drawing, Block Elements, Geometric Shapes, Miscellaneous
+    // Symbols, the Dingbats before their circled digits.
+    0x2500..=0x2775,
+    // The Dingbats after them.
+    0x2794..=0x27BF,
+    // Variation Selectors.
+    0xFE00..=0xFE0F,
+    // Pictographs and emoji.
+    0x1F300..=0x1FAFF,
+];
 
 /// The index term of one `piece` of text (a word of [`next_word`]):
 /// lowercased into `word`, stemmed; `None` for a stop word, a word of one
@@ -340,6 +368,22 @@ pub(crate) fn typos_allowed(len: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_without_words_hold_no_letter_or_digit() {
+        for block in &NO_WORD_CHARS {
+            for c in block.clone().filter_map(char::from_u32) {
+                assert!(!c.is_alphanumeric(), "{c:?} ({:X})", c as u32);
+            }
+        }
+        // Beside them, letters and digits are words.
+        for c in [
+            '\u{2070}', '\u{2071}', '\u{2776}', '\u{2793}', 'é', 'ж', '日',
+        ] {
+            assert_eq!(is_word_char(c), c.is_alphanumeric(), "{c:?}");
+        }
+        assert!(is_word_char('\u{2776}') && !is_word_char('\u{2014}'));
+    }
 
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
