@@ -27,9 +27,7 @@ pub(crate) struct Pool {
 pub(crate) fn pool() -> Option<&'static Pool> {
     static POOL: OnceLock<Option<Pool>> = OnceLock::new();
     POOL.get_or_init(|| {
-        let count = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_THREADS);
+        let count = cpus().min(MAX_THREADS);
         let mut waiting = Vec::new();
         let threads = rayon::ThreadPoolBuilder::new()
             .num_threads(count)
@@ -51,6 +49,20 @@ pub(crate) fn pool() -> Option<&'static Pool> {
         })
     })
     .as_ref()
+}
+
+/// How many CPUs this process may run on. On Linux, the CPUs of its
+/// affinity mask: one system call, where
+/// [`available_parallelism`](std::thread::available_parallelism) also reads
+/// the cgroup's CPU quota (three files, about 50 µs, a fiftieth of a
+/// fresh process's first load of 100 skills). A quota slows the threads
+/// down, but files read on more threads still wait for the disk together.
+fn cpus() -> usize {
+    #[cfg(target_os = "linux")]
+    if let Ok(set) = rustix::thread::sched_getaffinity(None) {
+        return (set.count() as usize).max(1);
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Whether this thread is one of [`pool`]'s.
@@ -104,6 +116,23 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_pool_counts_the_cpus_a_thread_may_run_on() {
+        use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
+        let all = sched_getaffinity(None).unwrap();
+        assert_eq!(cpus(), all.count() as usize);
+        // On a thread held to one CPU (the last it may use), one.
+        let last = (0..CpuSet::MAX_CPU).rev().find(|&cpu| all.is_set(cpu)).unwrap();
+        let one = std::thread::spawn(move || {
+            let mut set = CpuSet::new();
+            set.set(last);
+            sched_setaffinity(None, &set).unwrap();
+            cpus()
+        });
+        assert_eq!(one.join().unwrap(), 1);
+    }
 
     #[test]
     fn work_handed_over_runs_and_starts_every_thread() {
