@@ -124,7 +124,10 @@ mod tests {
         let all = sched_getaffinity(None).unwrap();
         assert_eq!(cpus(), all.count() as usize);
         // On a thread held to one CPU (the last it may use), one.
-        let last = (0..CpuSet::MAX_CPU).rev().find(|&cpu| all.is_set(cpu)).unwrap();
+        let last = (0..CpuSet::MAX_CPU)
+            .rev()
+            .find(|&cpu| all.is_set(cpu))
+            .unwrap();
         let one = std::thread::spawn(move || {
             let mut set = CpuSet::new();
             set.set(last);
