@@ -9,7 +9,12 @@
 //!   one-thread runtime and exits (the case of `skillkit list`) vs. a fresh
 //!   process that walks and reads every file;
 //! * resident memory: printed before the benches, per skill, beside the mean
-//!   frontmatter and file sizes (and written to `target/criterion/scale-rss.json`).
+//!   frontmatter and file sizes (and written to `target/criterion/scale-rss.json`);
+//! * the first query of a fresh process against its floor, paired: printed
+//!   before the benches, from children started in turn (floor, query,
+//!   floor, …), so a machine that speeds up or slows down while the bench
+//!   runs moves both alike (criterion's `first_query` times them one after
+//!   the other; written to `target/criterion/scale-first-query.json`).
 //!
 //! Run: `cargo bench -p skill-kit --bench scale`; `SKILLKIT_BENCH_SIZES=1000,10000`
 //! picks the sizes.
@@ -22,7 +27,7 @@ mod floor;
 use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use catalogs::catalog_dir;
 use criterion::{BenchmarkId, Criterion, criterion_group};
@@ -165,9 +170,64 @@ fn report_rss(sizes: &[usize]) {
     }
 }
 
+/// The middle value of `values` (sorted here).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Measures and prints the first query of a fresh process against its
+/// floor, the two started in turn, for each size up to 10,000: the median
+/// of each, their ratio, and the median of the ratios of each pair.
+fn report_first_query(sizes: &[usize]) {
+    let mut rows = Vec::new();
+    for &n in sizes.iter().filter(|&&n| n <= 10_000) {
+        let dir = catalog_dir(n);
+        let pairs = if n >= 10_000 { 21 } else { 201 };
+        let timed = |mode| {
+            let started = Instant::now();
+            run_child(mode, &dir);
+            started.elapsed().as_secs_f64()
+        };
+        let (mut floors, mut queries, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..pairs {
+            let (floor, query) = (timed("floor"), timed("query"));
+            floors.push(floor);
+            queries.push(query);
+            ratios.push(query / floor);
+        }
+        let (floor, query, paired) = (
+            median(&mut floors),
+            median(&mut queries),
+            median(&mut ratios),
+        );
+        println!(
+            "first_query_paired/{n}: {pairs} pairs, floor {:.3} ms, query {:.3} ms: {:.3} of the floor \
+             (median of the pairs' ratios {paired:.3})",
+            floor * 1e3,
+            query * 1e3,
+            query / floor,
+        );
+        rows.push(format!(
+            "{{\"skills\":{n},\"pairs\":{pairs},\"floor_ms\":{:.4},\"query_ms\":{:.4},\"ratio\":{:.4},\"paired_ratio\":{paired:.4}}}",
+            floor * 1e3,
+            query * 1e3,
+            query / floor
+        ));
+    }
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
+    if std::fs::create_dir_all(&target).is_ok() {
+        let _ = std::fs::write(
+            target.join("scale-first-query.json"),
+            format!("[{}]\n", rows.join(",")),
+        );
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let sizes = sizes();
     report_rss(&sizes);
+    report_first_query(&sizes);
     let runtime = runtime();
     for &n in &sizes {
         let dir = catalog_dir(n);
