@@ -161,12 +161,15 @@ fn report_rss(sizes: &[usize]) {
             after - before
         ));
     }
+    write_rows("scale-rss.json", &rows);
+}
+
+/// Writes `rows` (JSON objects) as one array to `target/criterion/{file}`,
+/// beside criterion's own results; a failure only loses the file.
+fn write_rows(file: &str, rows: &[String]) {
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     if std::fs::create_dir_all(&target).is_ok() {
-        let _ = std::fs::write(
-            target.join("scale-rss.json"),
-            format!("[{}]\n", rows.join(",")),
-        );
+        let _ = std::fs::write(target.join(file), format!("[{}]\n", rows.join(",")));
     }
 }
 
@@ -215,13 +218,7 @@ fn report_first_query(sizes: &[usize]) {
             query / floor
         ));
     }
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
-    if std::fs::create_dir_all(&target).is_ok() {
-        let _ = std::fs::write(
-            target.join("scale-first-query.json"),
-            format!("[{}]\n", rows.join(",")),
-        );
-    }
+    write_rows("scale-first-query.json", &rows);
 }
 
 fn bench(c: &mut Criterion) {
