@@ -145,14 +145,23 @@ pub(crate) fn requested_wait(
         && ms.is_finite()
         && ms >= 0.0
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(seconds_or_longest(ms / 1000.0));
     }
     parse_retry_after(header("retry-after")?, now)
 }
 
+/// `seconds` (finite, not negative) as a duration; a wait longer than any
+/// duration holds (`1e300`) is the longest, for the policy to cap
+/// ([`RetryPolicy::max_retry_after`]).
+#[cfg(any(feature = "github", feature = "llm"))]
+fn seconds_or_longest(seconds: f64) -> Duration {
+    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+}
+
 #[cfg(any(feature = "github", feature = "llm"))]
 /// A `retry-after` value: seconds (`"1"`, `"1.5"`) or an HTTP date; `None`
-/// when it is neither. A date in the past means no wait.
+/// when it is neither. A date in the past means no wait; more seconds than
+/// a [`Duration`] holds, the longest one.
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
@@ -161,11 +170,12 @@ pub(crate) fn requested_wait(
 /// assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
 /// assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:10 GMT", now), Some(Duration::from_secs(10)));
 /// assert_eq!(parse_retry_after("soon", now), None);
+/// assert_eq!(parse_retry_after("1e300", now), Some(Duration::MAX));
 /// ```
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+        return (seconds.is_finite() && seconds >= 0.0).then(|| seconds_or_longest(seconds));
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
@@ -195,6 +205,21 @@ mod tests {
         );
         assert_eq!(parse_retry_after("-1", now), None);
         assert_eq!(parse_retry_after("NaN", now), None);
+        assert_eq!(parse_retry_after("inf", now), None);
+    }
+
+    #[test]
+    fn waits_longer_than_a_duration_are_the_longest_then_capped() {
+        // A server's header, not ours to trust: past what a `Duration`
+        // holds it is the longest one, never a panic.
+        for (name, value) in [("retry-after", "1e300"), ("retry-after-ms", "1e300")] {
+            let mut headers = reqwest::header::HeaderMap::new();
+            headers.insert(name, value.parse().unwrap());
+            let wait = requested_wait(&headers, SystemTime::now());
+            assert_eq!(wait, Some(Duration::MAX), "{name}: {value}");
+            let policy = RetryPolicy::default();
+            assert_eq!(policy.delay(0, wait), policy.max_retry_after);
+        }
     }
 
     #[test]

@@ -87,6 +87,29 @@ async fn rate_limit_with_an_http_date_waits_until_then() {
 }
 
 #[tokio::test]
+async fn a_wait_too_long_for_a_duration_is_the_longest_honoured() {
+    // A server may ask for any wait: one past what a `Duration` holds
+    // (`1e300` seconds) is capped like any long one, never a panic.
+    let server = Server::start(vec![
+        Reply::status(429, "{}").header("retry-after", "1e300"),
+        Reply::status(503, "{}").header("retry-after-ms", "1e300"),
+        ok_text(),
+    ])
+    .await;
+    let (policy, waits) = recording(3);
+    let longest = policy.max_retry_after;
+    let events = drain(adapter(&server, policy).stream(request()).await.unwrap()).await;
+    assert_eq!(
+        events.last(),
+        Some(&Event::Done {
+            stop_reason: StopReason::EndTurn
+        })
+    );
+    assert_eq!(*waits.lock().unwrap(), [longest, longest]);
+    assert_eq!(server.received().len(), 3);
+}
+
+#[tokio::test]
 async fn overloaded_twice_then_success() {
     let server = Server::start(vec![
         Reply::status(529, OVERLOADED),
