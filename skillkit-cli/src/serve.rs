@@ -95,13 +95,16 @@ pub fn run(
         }
     }
     let watch = match args.watch_interval {
-        s if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
         0.0 => None,
-        s => {
-            return Err(Failure::io(format!(
-                "--watch-interval {s}: give a number of seconds, or 0"
-            )));
-        }
+        // Positive and finite, and no more seconds than a duration holds.
+        s => match Duration::try_from_secs_f64(s) {
+            Ok(interval) if s > 0.0 => Some(interval),
+            _ => {
+                return Err(Failure::io(format!(
+                    "--watch-interval {s:?}: give a number of seconds, or 0"
+                )));
+            }
+        },
     };
     let catalog = builder.build();
     // A source that cannot be read: one line each, and the server goes on

@@ -144,3 +144,24 @@ fn refresh_of_one_source_says_one_line() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_one_error(&out, "`obra/superpowers` is not imported");
 }
+
+/// `serve --watch-interval` with a number that is no wait (negative, not a
+/// number, infinite, or more seconds than a duration holds): exit 2, said in
+/// one line, before anything is served.
+#[test]
+fn a_watch_interval_that_is_no_wait_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("kit/a/SKILL.md"),
+        "---\nname: a\ndescription: Does a.\n---\nBody.\n",
+    );
+    for value in ["-1", "nan", "inf", "1e300"] {
+        let flag = format!("--watch-interval={value}");
+        let out = command(dir.path(), &["serve", &flag, "kit"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{value}: {out:?}");
+        assert_one_error(&out, "--watch-interval");
+    }
+}
