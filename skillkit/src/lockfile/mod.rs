@@ -229,6 +229,8 @@ impl Lockfile {
     /// let lock = skillkit::lockfile::Lockfile::parse(r#"{"version": 1, "skills": {}, "team": "docs"}"#).unwrap();
     /// assert_eq!(lock.extra["team"], "docs");
     /// assert!(skillkit::lockfile::Lockfile::parse(r#"{"version": 9}"#).is_err());
+    /// let err = skillkit::lockfile::Lockfile::parse(r#"{"version": "1"}"#).unwrap_err();
+    /// assert!(err.to_string().contains("`version` is text"), "{err}");
     /// ```
     pub fn parse(text: &str) -> Result<Lockfile, LockError> {
         let invalid = |reason: String| LockError::Invalid {
@@ -236,10 +238,7 @@ impl Lockfile {
             reason,
         };
         let value: Value = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
-        let found = value
-            .get("version")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| invalid("no `version`".into()))?;
+        let found = version_of(&value).map_err(invalid)?;
         if found > u64::from(LOCKFILE_VERSION) {
             return Err(LockError::Newer {
                 path: LOCKFILE_NAME.into(),
@@ -615,4 +614,21 @@ fn walk(folder: &Path) -> Walked {
     }
     walked.odd.sort();
     walked
+}
+
+/// The `version` of a lockfile's JSON `value`, or why there is none: missing,
+/// or not a whole number (`"1"`, `1.5`), said by what it is instead.
+pub(crate) fn version_of(value: &Value) -> Result<u64, String> {
+    let version = value.get("version").ok_or("no `version`")?;
+    version.as_u64().ok_or_else(|| {
+        let instead = match version {
+            Value::String(_) => "text",
+            Value::Number(_) => "a number, but not a whole one from 0 up",
+            Value::Bool(_) => "true or false",
+            Value::Null => "null",
+            Value::Array(_) => "a list",
+            Value::Object(_) => "a map",
+        };
+        format!("`version` is {instead}; write it as a whole number, as `\"version\": 1`")
+    })
 }

@@ -62,10 +62,9 @@ fn read_lock(path: &Path) -> Result<VercelLock, LockError> {
     })?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-    match value.get("version").and_then(serde_json::Value::as_u64) {
-        Some(1) => {}
-        Some(other) => return Err(invalid(format!("version {other}; this SkillKit reads 1"))),
-        None => return Err(invalid("no `version`".into())),
+    match super::version_of(&value).map_err(invalid)? {
+        1 => {}
+        other => return Err(invalid(format!("version {other}; this SkillKit reads 1"))),
     }
     serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
 }
@@ -211,6 +210,36 @@ fn locale_compare(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_that_is_no_whole_number_is_said_for_what_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skills-lock.json");
+        let error = |path: &Path| match read_lock(path) {
+            Ok(_) => panic!("{} was read", path.display()),
+            Err(e) => e.to_string(),
+        };
+        for (version, said) in [
+            ("\"1\"", "`version` is text"),
+            ("1.5", "`version` is a number, but not a whole one"),
+            ("-1", "`version` is a number, but not a whole one"),
+            ("null", "`version` is null"),
+        ] {
+            std::fs::write(
+                &path,
+                format!(r#"{{"version": {version}, "skills": {{}}}}"#),
+            )
+            .unwrap();
+            let err = error(&path);
+            assert!(err.contains(said), "{version}: {err}");
+        }
+        std::fs::write(&path, r#"{"skills": {}}"#).unwrap();
+        let err = error(&path);
+        assert!(err.contains("no `version`"), "{err}");
+        std::fs::write(&path, r#"{"version": 2, "skills": {}}"#).unwrap();
+        let err = error(&path);
+        assert!(err.contains("version 2; this SkillKit reads 1"), "{err}");
+    }
 
     #[test]
     fn paths_sort_as_locale_compare_sorts_them() {
