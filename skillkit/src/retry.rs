@@ -141,21 +141,20 @@ pub(crate) fn requested_wait(
     now: SystemTime,
 ) -> Option<Duration> {
     let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
-        && ms.is_finite()
-        && ms >= 0.0
-    {
-        return Some(seconds_or_longest(ms / 1000.0));
+    let ms = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok());
+    if let Some(wait) = ms.and_then(|ms| wait_of(ms / 1000.0)) {
+        return Some(wait);
     }
     parse_retry_after(header("retry-after")?, now)
 }
 
-/// `seconds` (finite, not negative) as a duration; a wait longer than any
-/// duration holds (`1e300`) is the longest, for the policy to cap
-/// ([`RetryPolicy::max_retry_after`]).
+/// The wait of `seconds` a server asked for: `None` when negative or not a
+/// number; more than any duration holds (`1e300`), the longest, for the
+/// policy to cap ([`RetryPolicy::max_retry_after`]).
 #[cfg(any(feature = "github", feature = "llm"))]
-fn seconds_or_longest(seconds: f64) -> Duration {
-    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+fn wait_of(seconds: f64) -> Option<Duration> {
+    (seconds.is_finite() && seconds >= 0.0)
+        .then(|| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 #[cfg(any(feature = "github", feature = "llm"))]
@@ -175,7 +174,7 @@ fn seconds_or_longest(seconds: f64) -> Duration {
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| seconds_or_longest(seconds));
+        return wait_of(seconds);
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
