@@ -114,7 +114,7 @@ impl PackedMap {
     #[inline(always)]
     pub(super) fn find(&self, key: Packed) -> (usize, bool) {
         let mask = self.places.len() - 1;
-        let mut at = (self.keys.hash(key) >> self.shift) as usize;
+        let mut at = self.home_at(key);
         loop {
             let k = self.places[at].key();
             if k == key {
@@ -132,8 +132,14 @@ impl PackedMap {
     /// lookups that need it.
     #[inline(always)]
     pub(super) fn home(&self, key: Packed) -> (Packed, u32) {
-        let place = &self.places[(self.keys.hash(key) >> self.shift) as usize];
+        let place = &self.places[self.home_at(key)];
         (place.key(), place.value)
+    }
+
+    /// The first place `key` may be in: its hash's top bits.
+    #[inline(always)]
+    fn home_at(&self, key: Packed) -> usize {
+        (self.keys.hash(key) >> self.shift) as usize
     }
 
     /// The number at `at` (a place where [`find`](Self::find) found its key).
@@ -212,11 +218,10 @@ mod tests {
     /// extra places that looking up every key reads.
     fn displacement(map: &PackedMap) -> usize {
         let mask = map.places.len() - 1;
-        let home = |key: Packed| (map.keys.hash(key) >> map.shift) as usize;
         let places = map.places.iter().enumerate();
         let taken = places.filter(|(_, place)| place.key() != 0);
         taken
-            .map(|(at, place)| at.wrapping_sub(home(place.key())) & mask)
+            .map(|(at, place)| at.wrapping_sub(map.home_at(place.key())) & mask)
             .sum()
     }
 
