@@ -394,7 +394,9 @@ fn dir_name(path: &Path) -> Option<&str> {
 /// The text with CRLF line endings turned into LF (unchanged, without a copy,
 /// when it has none).
 pub(crate) fn to_lf(text: String) -> String {
-    if text.contains('\r') {
+    // `memchr` over the bytes: `str::contains` on a `char` is a plain
+    // loop, a tenth of a body build's reading time on whole bodies.
+    if memchr::memchr(b'\r', text.as_bytes()).is_some() {
         text.replace("\r\n", "\n")
     } else {
         text
