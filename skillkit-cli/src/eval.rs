@@ -36,11 +36,11 @@ pub struct EvalArgs {
     /// More kits in the catalog beside KIT_DIR (the skills' neighbours).
     #[arg(long = "with", value_name = "DIR")]
     with: Vec<PathBuf>,
-    /// Runs of each query and case (per configuration).
-    #[arg(long, default_value_t = skillkit::eval::DEFAULT_RUNS)]
+    /// Runs of each query and case (per configuration; 1 or more).
+    #[arg(long, default_value_t = skillkit::eval::DEFAULT_RUNS, value_parser = crate::args::count)]
     runs: usize,
-    /// Conversations at once.
-    #[arg(long, default_value_t = skillkit::eval::DEFAULT_JOBS)]
+    /// Conversations at once (1 or more).
+    #[arg(long, default_value_t = skillkit::eval::DEFAULT_JOBS, value_parser = crate::args::count)]
     jobs: usize,
     /// The model under test, any registry URI (`anthropic://…`,
     /// `openai://…`, `scripted://FILE`); repeat it for a model matrix.

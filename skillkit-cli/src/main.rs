@@ -28,6 +28,7 @@
 
 mod agent;
 mod approval;
+mod args;
 mod ask;
 mod chat;
 mod commands;
@@ -215,8 +216,8 @@ enum Command {
         /// and path (the skill's folder).
         #[arg(long)]
         json: bool,
-        /// The most hits to print.
-        #[arg(long, default_value_t = search::DEFAULT_LIMIT)]
+        /// The most hits to print (1 or more).
+        #[arg(long, default_value_t = search::DEFAULT_LIMIT, value_parser = args::count)]
         limit: usize,
     },
     /// Show one skill: its fields, location, the files beside it, and its body.

@@ -39,7 +39,7 @@ pub fn run(
     let (catalog, snapshot) =
         list::load_catalog(&runtime, global, paths, &McpArgs::default(), each, json)?;
     warn_failures(&snapshot);
-    let hits = runtime.block_on(catalog.search_snapshot(&snapshot, query, limit.max(1)));
+    let hits = runtime.block_on(catalog.search_snapshot(&snapshot, query, limit));
     if json {
         let hits: Vec<_> = hits
             .iter()

@@ -165,3 +165,46 @@ fn a_watch_interval_that_is_no_wait_is_a_usage_error() {
         assert_one_error(&out, "--watch-interval");
     }
 }
+
+/// A count that must be 1 or more (`search --limit`, `eval --runs`,
+/// `eval --jobs`) given as 0 or less: exit 2, said in one line naming the
+/// flag, rather than quietly taken as 1.
+#[test]
+fn a_count_of_zero_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("kit/a/SKILL.md"),
+        "---\nname: a\ndescription: Bakes bread.\n---\nBody.\n",
+    );
+    let cases: [&[&str]; 5] = [
+        &["search", "--limit=0", "a", "kit"],
+        &["search", "--limit=-1", "a", "kit"],
+        &["eval", "--runs=0", "kit"],
+        &["eval", "--jobs=0", "kit"],
+        &["eval", "--runs=-3", "kit"],
+    ];
+    for args in cases {
+        let out = command(dir.path(), args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        // clap's usage error: the first line says it all, then where to
+        // read more.
+        let text = stderr(&out);
+        let first = text.lines().next().unwrap_or_default();
+        let flag = args[1].split('=').next().unwrap();
+        assert!(first.starts_with("error: "), "{text}");
+        assert!(first.contains(flag), "{text}");
+        assert!(first.contains("give a whole number, 1 or more"), "{text}");
+    }
+    // 1 is a count: the search runs and finds the skill.
+    let out = command(dir.path(), &["search", "--limit=1", "bread", "kit"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("kit:a"),
+        "{out:?}"
+    );
+}
