@@ -429,7 +429,8 @@ enum Command {
     },
     /// Check the project's skills against its lockfile (`skillkit.lock.json`):
     /// each pinned skill `ok`, `modified` (with the files changed, added,
-    /// removed), `missing`, or `bad-signature` (its files are the pinned
+    /// removed), `missing`, `outside` (the lock's path for it leaves the
+    /// project), or `bad-signature` (its files are the pinned
     /// ones but its SKILL.sig does not hold for them or is not the pinned
     /// signer's); each skill in `.agents/skills/` or `.claude/skills/` the
     /// lock does not know, `unlocked`. An unsigned skill is ok unless the

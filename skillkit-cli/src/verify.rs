@@ -1,5 +1,6 @@
 //! `skillkit verify`: each skill the project's lockfile pins against its
-//! folder (`ok`, `modified` with the files, `missing`), and each skill in
+//! folder (`ok`, `modified` with the files, `missing`, `outside` when the
+//! lock's path for it leaves the project, `bad-signature`), and each skill in
 //! the project's skill folders the lock does not know (`unlocked`).
 
 use std::path::{Path, PathBuf};
@@ -66,6 +67,12 @@ pub fn run(
             }
             if let Status::BadSignature { reason } = &verdict.status {
                 line.push_str(&format!("; {reason}"));
+            }
+            if verdict.status == Status::Outside {
+                line.push_str(
+                    "; the lock's path for it is no folder inside the project (it is \
+                     absolute, climbs out with `..`, or a symbolic link leads out)",
+                );
             }
             out!("{}", crate::output::inert(&line));
         }

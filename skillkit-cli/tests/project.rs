@@ -1136,6 +1136,67 @@ fn a_hostile_lock_writes_nothing_outside_the_project() {
     }
 }
 
+/// A cloned project that ships `.agents -> ../outside` (a folder of the
+/// user's, or `~/.claude`): `add`, `install`, `update` and `remove` write
+/// and delete nothing through the link, say why, and leave the lock as
+/// it was. As root: nothing but the code's own checks stands in the way.
+#[cfg(unix)]
+#[test]
+fn a_link_among_the_skill_folders_leads_nothing_out_of_the_project() {
+    let fixture = Fixture::new();
+    code(&fixture.run(&["add", "acme/skills@v1"]), 0);
+    let good = fixture.lock_text();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(outside.path().join("skills/greet")).unwrap();
+    std::fs::write(outside.path().join("skills/greet/keep.txt"), "mine").unwrap();
+    std::fs::remove_dir_all(fixture.root().join(".agents")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), fixture.root().join(".agents")).unwrap();
+    for args in [
+        &["install"][..],
+        &["update", "acme/skills"],
+        &["remove", "greet"],
+        &["add", "acme/skills@v1", "--to", ".agents/other"],
+    ] {
+        let out = fixture.run(args);
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        let said = stderr(&out);
+        assert!(
+            said.contains("leads out of the project"),
+            "{args:?}: {said}"
+        );
+        assert_eq!(said.lines().count(), 1, "{args:?}: {said}");
+        assert_eq!(fixture.lock_text(), good, "{args:?}");
+        let mut left: Vec<_> = walkdir(outside.path());
+        left.sort();
+        assert_eq!(
+            left,
+            ["skills", "skills/greet", "skills/greet/keep.txt"],
+            "{args:?}"
+        );
+    }
+}
+
+/// Every entry below `dir`, relative, `/` between parts.
+fn walkdir(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap().flatten() {
+            let path = entry.path();
+            let relative = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            found.push(relative);
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    found
+}
+
 /// Trusting a locked skill through the binary keeps the lock's digest;
 /// an edit under it (as root, nothing else in the way) revokes the trust
 /// and `verify` names the file.

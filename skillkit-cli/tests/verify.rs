@@ -1,6 +1,8 @@
 //! `skillkit verify` through the real binary: every skill ok (exit 0); an
 //! edited, an added and a removed file, a missing skill and an unlocked one
-//! named (exit 1), also as JSON; an unreadable lock (exit 2).
+//! named (exit 1), also as JSON; an unreadable lock (exit 2); a lock path
+//! that a symbolic link leads out of the project (`outside`, exit 1), and
+//! `remove` through it deleting nothing.
 
 use std::path::Path;
 use std::process::Command;
@@ -96,7 +98,7 @@ fn verify_says_what_changed_and_exits_accordingly() {
 
 /// A hostile project, through the binary (as the user running it; root
 /// here): a lock naming folders outside the project (`..`, an absolute
-/// path) reads nothing there and says `missing`; a FIFO put in a pinned
+/// path) reads nothing there and says `outside`; a FIFO put in a pinned
 /// file's place does not hang `verify`; a link to a secret put in a pinned
 /// file's place is a change, and the secret is not printed.
 #[test]
@@ -146,12 +148,48 @@ fn a_hostile_lock_or_folder_reads_nothing_outside_and_never_hangs() {
     }
     let (code, stdout, stderr) = verify(&root, &[]);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
-    assert!(stdout.contains("missing ../outside\n"), "{stdout}");
-    assert!(stdout.contains("missing /etc\n"), "{stdout}");
+    assert!(stdout.contains("outside ../outside; "), "{stdout}");
+    assert!(stdout.contains("outside /etc; "), "{stdout}");
     #[cfg(unix)]
     assert!(
         stdout.contains("modified greet; changed: SKILL.md, notes.md"),
         "{stdout}"
     );
     assert!(!stdout.contains("TOP-SECRET") && !stderr.contains("TOP-SECRET"));
+}
+
+/// A cloned project ships `.agents -> ../outside` and a lock pinning
+/// `.agents/victim`: `verify` says `outside` (and why) rather than reading
+/// or hashing what lies beyond, and `remove` refuses rather than delete it.
+#[cfg(unix)]
+#[test]
+fn a_lock_path_led_out_by_a_link_is_outside_and_not_removed() {
+    let top = tempfile::tempdir().unwrap();
+    let (root, outside) = (top.path().join("project"), top.path().join("outside"));
+    write(&outside.join("victim/data.txt"), "precious\n");
+    std::fs::create_dir_all(&root).unwrap();
+    std::os::unix::fs::symlink("../outside", root.join(".agents")).unwrap();
+    write(
+        &root.join("skillkit.lock.json"),
+        r#"{"version": 1, "skills": {"greet": {"source": "acme/skills", "ref": "v1", "folder": "skills/greet", "path": ".agents/victim"}}}"#,
+    );
+    let (code, stdout, _) = verify(&root, &[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.starts_with("outside greet; "), "{stdout}");
+    assert!(stdout.contains("symbolic link"), "{stdout}");
+    let (_, json, _) = verify(&root, &["--json"]);
+    assert!(json.contains(r#""status":"outside""#), "{json}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .current_dir(&root)
+        .args(["remove", "greet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("leads out of the project"), "{stderr}");
+    assert!(
+        outside.join("victim/data.txt").is_file(),
+        "deleted through the link"
+    );
 }

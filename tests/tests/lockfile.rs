@@ -4,11 +4,14 @@
 //! with the right status: an edit, an added file, a deleted file, a rename,
 //! a symbolic link put in, the folder gone, and a skill the lock does not
 //! know. The lockfile's text is sorted and keeps keys it does not know.
-//! The trust store keeps the same digest as the lock.
+//! The trust store keeps the same digest as the lock. A symbolic link that
+//! leads out of the project is no way for a lock to reach what is outside.
 
 use std::path::Path;
 
-use skillkit::lockfile::{LockError, Lockfile, Status, aggregate_digest, file_digest, verify};
+use skillkit::lockfile::{
+    LOCKFILE_NAME, LockError, Lockfile, Project, Status, aggregate_digest, file_digest, verify,
+};
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -194,6 +197,90 @@ fn a_folder_with_a_link_or_outside_the_project_is_not_pinned() {
             "{refused:?}"
         );
     }
+}
+
+/// A cloned project can ship a link (`.agents -> ../elsewhere`) and a
+/// lock whose paths go through it. Removing, verifying or pinning through
+/// it would delete, read or pin what is not the project's: each is refused
+/// (verify says `outside`), and what lies beyond the link is left as it
+/// was. A link that stays inside the project is followed.
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_project_is_no_way_out_of_it() {
+    let top = tempfile::tempdir().unwrap();
+    let (root, outside) = (top.path().join("project"), top.path().join("outside"));
+    write(&outside.join("victim/data.txt"), "precious\n");
+    write(
+        &outside.join("victim/SKILL.md"),
+        "---\nname: victim\ndescription: V.\n---\n",
+    );
+    std::fs::create_dir_all(&root).unwrap();
+    std::os::unix::fs::symlink("../outside", root.join(".agents")).unwrap();
+    let lock: Lockfile = serde_json::from_str(
+        r#"{"version": 1, "skills": {
+            "greet": {"source": "acme/skills", "ref": "v1", "folder": "skills/greet", "path": ".agents/victim"},
+            "up": {"source": "acme/skills", "ref": "v1", "folder": "skills/up", "path": "../outside/victim"}}}"#,
+    )
+    .unwrap();
+    lock.write(&root.join(LOCKFILE_NAME)).unwrap();
+
+    // verify reads nothing beyond the link, and says why.
+    assert_eq!(status_of(&lock, &root, "greet"), Status::Outside);
+    assert_eq!(status_of(&lock, &root, "up"), Status::Outside);
+
+    // remove deletes nothing beyond the link, and the lock keeps the entry.
+    let mut project = Project::open(&root).unwrap();
+    let refused = project.remove("greet");
+    assert!(
+        matches!(&refused, Err(LockError::Refused(m))
+            if m.contains("symbolic link `.agents`") && m.contains("replace the link")),
+        "{refused:?}"
+    );
+    assert!(matches!(project.remove("up"), Err(LockError::Refused(_))));
+    assert_eq!(
+        std::fs::read_to_string(outside.join("victim/data.txt")).unwrap(),
+        "precious\n"
+    );
+    let kept = Lockfile::read(&root.join(LOCKFILE_NAME)).unwrap();
+    assert!(kept.skills.contains_key("greet") && kept.skills.contains_key("up"));
+
+    // Pinning through the link is refused; through a link to nothing too.
+    let mut fresh = Lockfile::new();
+    let refused = fresh.pin("victim", "s", None, None, &root, ".agents/victim");
+    assert!(matches!(refused, Err(LockError::Refused(_))), "{refused:?}");
+    std::os::unix::fs::symlink("/no/such/folder", root.join("dangling")).unwrap();
+    let refused = fresh.pin("x", "s", None, None, &root, "dangling/x");
+    assert!(matches!(refused, Err(LockError::Refused(_))), "{refused:?}");
+
+    // The skill's folder itself a link out: not read (pinned, verified)
+    // through; removed as the link it is.
+    std::os::unix::fs::symlink(outside.join("victim"), root.join("linked")).unwrap();
+    let refused = fresh.pin("linked", "s", None, None, &root, "linked");
+    assert!(matches!(refused, Err(LockError::Refused(_))), "{refused:?}");
+    let linked: Lockfile = serde_json::from_str(
+        r#"{"version": 1, "skills": {"linked": {"source": "acme/skills", "path": "linked"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(status_of(&linked, &root, "linked"), Status::Outside);
+    linked.write(&root.join(LOCKFILE_NAME)).unwrap();
+    Project::open(&root).unwrap().remove("linked").unwrap();
+    assert!(!root.join("linked").is_symlink());
+    assert!(outside.join("victim/data.txt").is_file());
+
+    // A link inside the project (`.claude/skills -> ../.agents/skills`,
+    // one set of skills for two agents) is followed.
+    std::fs::remove_file(root.join(".agents")).unwrap();
+    write(
+        &root.join(".agents/skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greet.\n---\nHi.\n",
+    );
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::os::unix::fs::symlink("../.agents/skills", root.join(".claude/skills")).unwrap();
+    let mut shared = Lockfile::new();
+    shared
+        .pin("greet", "s", None, None, &root, ".claude/skills/greet")
+        .unwrap();
+    assert_eq!(status_of(&shared, &root, "greet"), Status::Ok);
 }
 
 #[test]

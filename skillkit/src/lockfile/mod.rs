@@ -30,6 +30,7 @@
 mod digest;
 mod locked;
 mod marketplace;
+mod paths;
 mod project;
 mod signature;
 mod sources;
@@ -38,10 +39,12 @@ mod vercel;
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use paths::inside_followed;
 
 pub use digest::{AGGREGATE_TAG, aggregate_digest, file_digest};
 pub use locked::Locked;
@@ -87,8 +90,9 @@ pub enum LockError {
         /// Its version.
         found: u32,
     },
-    /// An install path that leaves the project, or a skill folder that
-    /// cannot be pinned (a symbolic link in it, too big).
+    /// An install path that leaves the project (or that a symbolic link
+    /// leads out of it), or a skill folder that cannot be pinned (a
+    /// symbolic link in it, too big).
     #[error("{0}")]
     Refused(String),
     /// A skill's `SKILL.sig` does not hold for its files, or was made by
@@ -285,7 +289,7 @@ impl Lockfile {
         project: &Path,
         path: &str,
     ) -> Result<&mut LockedSkill, LockError> {
-        let folder = inside(project, path)?;
+        let folder = inside_followed(project, path)?;
         if !folder.is_dir() {
             return Err(LockError::Io {
                 path: folder.display().to_string(),
@@ -371,6 +375,10 @@ pub enum Status {
     },
     /// The folder is gone.
     Missing,
+    /// The lock pins the skill at a path that is no folder inside the
+    /// project: absolute, climbing out with `..`, or led out of it by a
+    /// symbolic link in the project. Nothing outside the project is read.
+    Outside,
     /// A skill in one of the scanned folders that the lock does not know.
     Unlocked,
     /// The files are the pinned ones, but the skill's `SKILL.sig` does not
@@ -385,7 +393,7 @@ pub enum Status {
 
 impl Status {
     /// The status as `verify --json` names it: `ok`, `modified`,
-    /// `missing`, `unlocked`.
+    /// `missing`, `outside`, `unlocked`, `bad-signature`.
     ///
     /// ```
     /// assert_eq!(skillkit::lockfile::Status::Missing.as_str(), "missing");
@@ -395,6 +403,7 @@ impl Status {
             Status::Ok => "ok",
             Status::Modified { .. } => "modified",
             Status::Missing => "missing",
+            Status::Outside => "outside",
             Status::Unlocked => "unlocked",
             Status::BadSignature { .. } => "bad-signature",
         }
@@ -459,8 +468,8 @@ pub fn verify_signed(
 /// `locked` against its folder in `project`: its files, then its
 /// signature.
 fn check(locked: &LockedSkill, project: &Path, allowed: Option<&AllowedSigners>) -> Status {
-    let Ok(folder) = inside(project, &locked.path) else {
-        return Status::Missing;
+    let Ok(folder) = inside_followed(project, &locked.path) else {
+        return Status::Outside;
     };
     if !folder.is_dir() {
         return Status::Missing;
@@ -522,16 +531,6 @@ fn check(locked: &LockedSkill, project: &Path, allowed: Option<&AllowedSigners>)
 struct Read {
     size: u64,
     sha256: [u8; 32],
-}
-
-/// `path` (relative, `/` between parts) resolved inside `project`, or why
-/// not.
-fn inside(project: &Path, path: &str) -> Result<PathBuf, LockError> {
-    crate::whole::within(project, path).ok_or_else(|| {
-        LockError::Refused(format!(
-            "`{path}` is not a folder inside the project (a relative path without `..`)"
-        ))
-    })
 }
 
 /// What a skill's folder holds: its regular files, digested, and the

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::providers::github::{Checkout, GitHub, Reference};
 
+use super::paths::{inside, inside_followed};
 use super::sources::{
     Servers, api_of, base_source, fetch, from_github, is_mcp, join, mcp_folder, read_small,
     same_server, skills_in,
@@ -23,7 +24,7 @@ use super::sources::{
 use super::sources::{materialized, mcp_skills, plain_name};
 use super::staging::{stage, swap_in};
 use super::vercel::{self, VERCEL_LOCK_NAME};
-use super::{LOCKFILE_NAME, LockError, LockedSkill, Lockfile, Status, inside, normal_signer};
+use super::{LOCKFILE_NAME, LockError, LockedSkill, Lockfile, Status, normal_signer};
 
 /// The folders a project keeps its skills in, where agents look for them:
 /// `.agents/skills` (Codex, SkillKit, the shared location) and
@@ -247,7 +248,7 @@ impl Project {
             Some(to) => to.trim_end_matches('/').to_owned(),
             None => self.skill_folder().to_owned(),
         };
-        inside(&self.root, &folder)?;
+        inside_followed(&self.root, &folder)?;
         let checkout = github.checkout(source, commit).await.map_err(from_github)?;
         let (found, skipped) = skills_in(&checkout);
         if found.is_empty() {
@@ -349,7 +350,7 @@ impl Project {
             Some(to) => to.trim_end_matches('/').to_owned(),
             None => self.skill_folder().to_owned(),
         };
-        inside(&self.root, &folder)?;
+        inside_followed(&self.root, &folder)?;
         let skills = mcp_skills(server).await?;
         if skills.is_empty() {
             return Err(LockError::Source(format!("`{source}` serves no skill")));

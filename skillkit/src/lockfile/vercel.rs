@@ -19,9 +19,10 @@ use std::path::Path;
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 
+use super::paths::inside;
 use super::sources::{find_named, from_github, join, skill_folder_of};
 use super::staging::{stage, swap_in};
-use super::{InstallMode, Installed, LOCKFILE_NAME, LockError, SKILL_FOLDERS, inside};
+use super::{InstallMode, Installed, LOCKFILE_NAME, LockError, SKILL_FOLDERS};
 use crate::providers::github::GitHub;
 
 /// vercel-labs/skills' lockfile name, in the project's root.
@@ -86,7 +87,9 @@ pub(super) async fn install(
     for (name, entry) in &theirs.skills {
         let path = format!("{folder}/{name}");
         let target = inside(root, &path)?;
-        if target.is_dir() && vercel_hash(&target)? == entry.computed_hash {
+        // A link in the skill's place is not read through (it may lead out
+        // of the project): it is replaced, as a stale folder is.
+        if !target.is_symlink() && target.is_dir() && vercel_hash(&target)? == entry.computed_hash {
             report.kept.push(name.clone());
             continue;
         }
