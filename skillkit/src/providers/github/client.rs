@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, RETRY_AFTER};
+use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap};
 use reqwest::{Response, StatusCode, Url, redirect};
 
 use super::error::{GitHubError, describe};
@@ -284,8 +284,10 @@ fn check(
 fn rate_limit_reset(status: StatusCode, headers: &HeaderMap) -> Option<Option<SystemTime>> {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let number = |name: &str| header(name).and_then(|v| v.trim().parse::<u64>().ok());
-    let retry_after = number(RETRY_AFTER.as_str())
-        .map(|secs| SystemTime::now() + Duration::from_secs(secs.min(86_400)));
+    // Read as every retry reads it (seconds or an HTTP date), a day at most.
+    let now = SystemTime::now();
+    let retry_after =
+        requested_wait(headers, now).map(|wait| now + wait.min(Duration::from_secs(86_400)));
     let reset = number("x-ratelimit-reset")
         .map(|epoch| SystemTime::UNIX_EPOCH + Duration::from_secs(epoch.min(u64::from(u32::MAX))));
     let exhausted = header("x-ratelimit-remaining").is_some_and(|v| v.trim() == "0");
@@ -362,5 +364,24 @@ mod tests {
             reset,
             SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
         );
+        // A secondary limit's `retry-after`, in seconds or as a date, wins
+        // over the reset; one past all bounds is a day.
+        let day = Duration::from_secs(86_400);
+        for (value, at_least, at_most) in [
+            ("30", Duration::from_secs(29), Duration::from_secs(31)),
+            ("1e300", day - Duration::from_secs(1), day),
+            (
+                "Fri, 01 Jan 2100 00:00:00 GMT",
+                day - Duration::from_secs(1),
+                day,
+            ),
+        ] {
+            headers.insert("retry-after", value.parse().unwrap());
+            let reset = rate_limit_reset(StatusCode::FORBIDDEN, &headers)
+                .unwrap()
+                .unwrap();
+            let wait = reset.duration_since(SystemTime::now()).unwrap_or_default();
+            assert!(wait >= at_least && wait <= at_most, "{value}: {wait:?}");
+        }
     }
 }
