@@ -19,6 +19,55 @@ pub(crate) fn within(base: &Path, relative: &str) -> Option<std::path::PathBuf> 
     plain.then(|| base.join(path))
 }
 
+/// Why [`within_linked`] refused a path.
+#[cfg(any(feature = "github", feature = "eval"))]
+#[derive(Debug)]
+pub(crate) enum OutOf {
+    /// Not a relative path of plain names.
+    NotPlain,
+    /// A symbolic link on the way (relative to the base) leads out of the
+    /// base, or nowhere.
+    Link(std::path::PathBuf),
+}
+
+/// [`within`], and no symbolic link on the way leads out of `base` (nor
+/// the last part's, when `follow_last`): links are followed only while
+/// they stay inside. A folder of someone else's (a cloned project, a
+/// script's outputs) can hold `data -> ~/.ssh`; a path through it must
+/// not reach what the folder does not hold. Checked when called: a link
+/// made after the check is not caught, so a caller holds the folder still
+/// (no script of it running) while it uses the path.
+#[cfg(any(feature = "github", feature = "eval"))]
+pub(crate) fn within_linked(
+    base: &Path,
+    relative: &str,
+    follow_last: bool,
+) -> Result<std::path::PathBuf, OutOf> {
+    let joined = within(base, relative).ok_or(OutOf::NotPlain)?;
+    let Ok(root) = base.canonicalize() else {
+        // No base folder: nothing below it exists to lead anywhere.
+        return Ok(joined);
+    };
+    let parts: Vec<_> = Path::new(relative).components().collect();
+    let checked = parts.len() - usize::from(!follow_last);
+    let mut at = base.to_path_buf();
+    for part in &parts[..checked] {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                if !at.canonicalize().is_ok_and(|real| real.starts_with(&root)) {
+                    let link = at.strip_prefix(base).unwrap_or(&at);
+                    return Err(OutOf::Link(link.to_path_buf()));
+                }
+            }
+            Ok(_) => {}
+            // The rest of the path does not exist yet.
+            Err(_) => break,
+        }
+    }
+    Ok(joined)
+}
+
 /// The size and SHA-256 of the regular file at `path`, opened as every
 /// reader of skills opens one (`skillkit_parser::open_file`: never blocking
 /// on a FIFO put in a file's place) and streamed through the hash with

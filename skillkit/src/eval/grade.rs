@@ -254,10 +254,19 @@ fn regex(pattern: &str) -> Result<regex::Regex, String> {
         .map_err(|e| format!("not a regular expression: {e}"))
 }
 
-/// `path` inside `outputs` (relative, no `..`), or why not.
+/// `path` inside `outputs` (relative, no `..`), or why not. A link the
+/// run's scripts made there is followed only while it stays inside: a
+/// sandboxed script cannot read `~/.ssh`, and must not have the grader,
+/// which runs outside the sandbox, read it for it through `out -> ~/.ssh`.
 fn inside(outputs: &Path, path: &str) -> Result<std::path::PathBuf, String> {
-    crate::whole::within(outputs, path)
-        .ok_or_else(|| format!("{path:?} is not a path inside the outputs"))
+    use crate::whole::OutOf;
+    crate::whole::within_linked(outputs, path, true).map_err(|out| match out {
+        OutOf::NotPlain => format!("{path:?} is not a path inside the outputs"),
+        OutOf::Link(link) => format!(
+            "{path:?} leads out of the outputs through the symbolic link {:?}; it is not read",
+            link.display().to_string()
+        ),
+    })
 }
 
 /// A file of the outputs as text (at most 4 MiB), read as skill files are.
@@ -445,6 +454,48 @@ fn verdict(reply: &str) -> (bool, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run's scripts (sandboxed, unable to read the user's secrets) leave
+    /// links in their outputs: the grader follows those that stay inside,
+    /// and reads nothing through one that leads out.
+    #[cfg(unix)]
+    #[test]
+    fn the_grader_reads_no_link_out_of_the_outputs() {
+        let top = tempfile::tempdir().unwrap();
+        let (outputs, secrets) = (top.path().join("outputs"), top.path().join("secrets"));
+        std::fs::create_dir_all(&outputs).unwrap();
+        std::fs::create_dir_all(&secrets).unwrap();
+        std::fs::write(secrets.join("key"), "TOP-SECRET {\"k\": 1}").unwrap();
+        std::fs::write(outputs.join("report.txt"), "all TOP marks").unwrap();
+        let link = |to: &Path, name: &str| std::os::unix::fs::symlink(to, outputs.join(name));
+        link(&secrets.join("key"), "out.txt").unwrap();
+        link(&secrets, "dir").unwrap();
+        link(Path::new("report.txt"), "latest.txt").unwrap();
+        let run = Transcript::default();
+        let matches = |path: &str| Check::FileMatches {
+            path: path.into(),
+            pattern: "TOP.*".into(),
+        };
+        for path in ["out.txt", "dir/key"] {
+            for check in [
+                matches(path),
+                Check::FileExists { path: path.into() },
+                Check::JsonPath {
+                    path: "$.k".into(),
+                    equals: serde_json::json!(1),
+                    file: Some(path.into()),
+                },
+            ] {
+                let (passed, evidence) = check_one(&check, &run, &outputs);
+                assert!(!passed, "{path}: {evidence}");
+                assert!(evidence.contains("leads out of the outputs"), "{evidence}");
+                assert!(!evidence.contains("SECRET"), "{evidence}");
+            }
+        }
+        let (passed, evidence) = check_one(&matches("latest.txt"), &run, &outputs);
+        assert!(passed, "{evidence}");
+        assert!(evidence.contains("TOP marks"), "{evidence}");
+    }
 
     #[test]
     fn json_paths_walk_keys_and_indexes() {

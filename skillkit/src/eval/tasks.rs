@@ -472,8 +472,42 @@ impl Evaluator {
     }
 }
 
-/// `file` (relative, no `..`) inside `base`, if it is a regular file.
+/// `file` (relative, no `..`) inside `base`, if it is a regular file, not
+/// a link, and no link among its folders leads out of `base` (a skill's
+/// `evals/files -> ~/.aws` must not copy what is not the skill's into a
+/// run the model sees).
 fn inside(base: &Path, file: &str) -> Option<PathBuf> {
-    crate::whole::within(base, file)
+    crate::whole::within_linked(base, file, false)
+        .ok()
         .filter(|path| std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A case's file is the skill's own: a regular file below its folder,
+    /// not a link, and not reached through a folder that links out (a
+    /// cloned skill's `evals/files -> ~/.aws`).
+    #[cfg(unix)]
+    #[test]
+    fn a_case_file_is_never_reached_through_a_link_out() {
+        let top = tempfile::tempdir().unwrap();
+        let (skill, secrets) = (top.path().join("skill"), top.path().join("secrets"));
+        std::fs::create_dir_all(skill.join("evals/files")).unwrap();
+        std::fs::create_dir_all(&secrets).unwrap();
+        std::fs::write(secrets.join("credentials"), "secret").unwrap();
+        std::fs::write(skill.join("evals/files/data.csv"), "a,b\n").unwrap();
+        let link = |to: &Path, at: &str| std::os::unix::fs::symlink(to, skill.join(at)).unwrap();
+        link(&secrets, "evals/aws");
+        link(&secrets.join("credentials"), "evals/files/key");
+        link(&skill.join("evals/files"), "evals/same");
+        assert!(inside(&skill, "evals/files/data.csv").is_some());
+        // A folder linked inside the skill is followed; a file that is a
+        // link, or a folder that links out, is not.
+        assert!(inside(&skill, "evals/same/data.csv").is_some());
+        assert!(inside(&skill, "evals/files/key").is_none());
+        assert!(inside(&skill, "evals/aws/credentials").is_none());
+        assert!(inside(&skill, "../secrets/credentials").is_none());
+    }
 }

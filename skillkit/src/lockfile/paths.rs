@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::LockError;
+use crate::whole::OutOf;
 
 /// `path` (relative, `/` between parts) resolved inside `project`, or why
 /// not: a path that climbs out (`..`, a root) is refused, and so is one
@@ -27,36 +28,14 @@ pub(super) fn inside_followed(project: &Path, path: &str) -> Result<PathBuf, Loc
 }
 
 fn resolve(project: &Path, path: &str, follow_last: bool) -> Result<PathBuf, LockError> {
-    let joined = crate::whole::within(project, path).ok_or_else(|| {
-        LockError::Refused(format!(
+    crate::whole::within_linked(project, path, follow_last).map_err(|out| match out {
+        OutOf::NotPlain => LockError::Refused(format!(
             "`{path}` is not a folder inside the project (a relative path without `..`)"
-        ))
-    })?;
-    let Ok(root) = project.canonicalize() else {
-        // No project folder: nothing below it exists to lead anywhere.
-        return Ok(joined);
-    };
-    let parts: Vec<_> = Path::new(path).components().collect();
-    let checked = parts.len() - usize::from(!follow_last);
-    let mut at = project.to_path_buf();
-    for part in &parts[..checked] {
-        at.push(part);
-        match std::fs::symlink_metadata(&at) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let leads_in = at.canonicalize().is_ok_and(|real| real.starts_with(&root));
-                if !leads_in {
-                    let link = at.strip_prefix(project).unwrap_or(&at);
-                    return Err(LockError::Refused(format!(
-                        "`{path}` leads out of the project through the symbolic link `{}` \
-                         (or the link leads nowhere); replace the link with a folder",
-                        link.display()
-                    )));
-                }
-            }
-            Ok(_) => {}
-            // The rest of the path does not exist yet.
-            Err(_) => break,
-        }
-    }
-    Ok(joined)
+        )),
+        OutOf::Link(link) => LockError::Refused(format!(
+            "`{path}` leads out of the project through the symbolic link `{}` (or the link \
+             leads nowhere); replace the link with a folder",
+            link.display()
+        )),
+    })
 }
