@@ -135,3 +135,36 @@ fn a_body_whose_file_became_a_fifo_is_an_error_not_a_hang() {
         "{problems:?}"
     );
 }
+
+/// A cloned project's lockfile that is no file (a FIFO, a link to
+/// `/dev/zero`, a folder) is refused at once, saying what it is: `verify`
+/// and `install` neither hang nor read without end.
+#[test]
+fn a_lockfile_that_is_no_file_is_refused_not_read() {
+    use skillkit::lockfile::{LOCKFILE_NAME, Lockfile, Project};
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join(LOCKFILE_NAME);
+    let cases: [(&str, &dyn Fn()); 3] = [
+        ("a FIFO", &|| mkfifo(&lock)),
+        ("a device", &|| {
+            std::os::unix::fs::symlink("/dev/zero", &lock).unwrap()
+        }),
+        ("a directory", &|| std::fs::create_dir(&lock).unwrap()),
+    ];
+    for (what, make) in cases {
+        make();
+        let path = lock.clone();
+        let read = within_a_minute("Lockfile::read", move || {
+            Lockfile::read(&path).map(|_| ()).map_err(|e| e.to_string())
+        });
+        let error = read.expect_err(what);
+        assert!(error.contains(&format!("is {what}")), "{what}: {error}");
+        let root = dir.path().to_path_buf();
+        let opened = within_a_minute("Project::open", move || Project::open(&root).is_err());
+        assert!(opened, "{what}");
+        match std::fs::symlink_metadata(&lock).unwrap().is_dir() {
+            true => std::fs::remove_dir(&lock).unwrap(),
+            false => std::fs::remove_file(&lock).unwrap(),
+        }
+    }
+}

@@ -36,6 +36,7 @@ mod signature;
 mod sources;
 mod staging;
 mod vercel;
+mod walk;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -45,6 +46,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use paths::inside_followed;
+use walk::{Walked, walk};
 
 pub use digest::{AGGREGATE_TAG, aggregate_digest, file_digest};
 pub use locked::Locked;
@@ -210,10 +212,7 @@ impl Lockfile {
     /// assert_eq!(skillkit::lockfile::Lockfile::read(&path).unwrap().version, 1);
     /// ```
     pub fn read(path: &Path) -> Result<Lockfile, LockError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LockError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = read_text(path)?;
         Lockfile::parse(&text).map_err(|e| match e {
             LockError::Invalid { reason, .. } => LockError::Invalid {
                 path: path.display().to_string(),
@@ -527,92 +526,31 @@ fn check(locked: &LockedSkill, project: &Path, allowed: Option<&AllowedSigners>)
     }
 }
 
-/// One file read for a lock.
-struct Read {
-    size: u64,
-    sha256: [u8; 32],
-}
+/// The most bytes of a lockfile read.
+const MAX_LOCK_BYTES: u64 = 64 << 20;
 
-/// What a skill's folder holds: its regular files, digested, and the
-/// entries that are not (a symbolic link, a special file, a name that is
-/// not UTF-8, something that could not be read), by relative path.
-struct Walked {
-    files: BTreeMap<String, Read>,
-    odd: Vec<String>,
-    /// The bytes of all the files.
-    total: u64,
-}
-
-impl Walked {
-    /// The aggregate digest of the files.
-    fn digest(&self) -> String {
-        let framed: Vec<(&str, u64, [u8; 32])> = self
-            .files
-            .iter()
-            .map(|(p, r)| (p.as_str(), r.size, r.sha256))
-            .collect();
-        crate::whole::aggregate(&framed)
-    }
-
-    /// Whether a lock may pin these files as skill `name`'s: regular files
-    /// and folders only, within the size a lock reads.
-    fn pinnable(&self, name: &str) -> Result<(), LockError> {
-        let refused =
-            |problem: String| LockError::Refused(format!("cannot pin `{name}`: {problem}"));
-        if let Some(entry) = self.odd.first() {
-            return Err(refused(format!(
-                "`{entry}` is a symbolic link, not a regular file, or unreadable"
-            )));
-        }
-        if self.total > MAX_SKILL_BYTES {
-            return Err(refused(format!(
-                "its files pass {} MiB",
-                MAX_SKILL_BYTES / 1024 / 1024
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// Walks `folder`, digesting each regular file as the readers of skills
-/// open them (`skillkit_parser::open_file`: never blocking on a FIFO put
-/// in a file's place, refusing what is not a regular file) and streaming
-/// its bytes through the hash.
-fn walk(folder: &Path) -> Walked {
-    let mut walked = Walked {
-        files: BTreeMap::new(),
-        odd: Vec::new(),
-        total: 0,
+/// The text of the lockfile at `path`, opened as skill files are: never
+/// blocking on a FIFO put in its place, refusing what is not a regular
+/// file (a cloned project's `skillkit.lock.json -> /dev/zero`) and more
+/// than 64 MiB.
+fn read_text(path: &Path) -> Result<String, LockError> {
+    use std::io::Read as _;
+    let failed = |source| LockError::Io {
+        path: path.display().to_string(),
+        source,
     };
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut stack = vec![(folder.to_path_buf(), String::new())];
-    while let Some((dir, prefix)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            walked.odd.push(prefix.trim_end_matches('/').to_owned());
-            continue;
-        };
-        for entry in entries.flatten() {
-            let relative = format!("{prefix}{}", entry.file_name().to_string_lossy());
-            let name_ok = entry.file_name().to_str().is_some();
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() && name_ok => {
-                    stack.push((entry.path(), format!("{relative}/")));
-                }
-                Ok(kind) if kind.is_file() && name_ok => {
-                    match crate::whole::sha256_file(&entry.path(), &mut buffer, u64::MAX) {
-                        Ok((size, sha256)) => {
-                            walked.total += size;
-                            walked.files.insert(relative, Read { size, sha256 });
-                        }
-                        Err(_) => walked.odd.push(relative),
-                    }
-                }
-                _ => walked.odd.push(relative),
-            }
-        }
+    let (file, _) = skillkit_parser::open_file(path).map_err(failed)?;
+    let mut text = String::new();
+    file.take(MAX_LOCK_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(failed)?;
+    if text.len() as u64 > MAX_LOCK_BYTES {
+        return Err(failed(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            "larger than 64 MiB, which no lockfile is",
+        )));
     }
-    walked.odd.sort();
-    walked
+    Ok(text)
 }
 
 /// The `version` of a lockfile's JSON `value`, or why there is none: missing,

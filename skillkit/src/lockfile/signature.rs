@@ -27,7 +27,8 @@ use std::path::Path;
 
 use ssh_key::{HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 
-use super::{LockError, Read};
+use super::LockError;
+use super::walk::Read;
 
 /// The signature's file name, in the skill's folder.
 pub const SIGNATURE_FILE: &str = "SKILL.sig";

@@ -57,10 +57,7 @@ fn read_lock(path: &Path) -> Result<VercelLock, LockError> {
         path: path.display().to_string(),
         reason,
     };
-    let text = std::fs::read_to_string(path).map_err(|source| LockError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let text = super::read_text(path)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
     match super::version_of(&value).map_err(invalid)? {
