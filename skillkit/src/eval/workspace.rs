@@ -66,14 +66,22 @@ pub fn next_iteration(workspace: &Path) -> PathBuf {
                     e.file_name()
                         .to_str()?
                         .strip_prefix("iteration-")?
-                        .parse::<u32>()
+                        .parse::<u64>()
                         .ok()
                 })
                 .max()
                 .unwrap_or(0)
         })
         .unwrap_or(0);
-    workspace.join(format!("iteration-{}", last + 1))
+    // A folder `iteration-18446744073709551615` (a workspace that came with
+    // a cloned project) is no reason to panic: the next is past it.
+    match last.checked_add(1) {
+        Some(next) => workspace.join(format!("iteration-{next}")),
+        None => (1..)
+            .map(|n| workspace.join(format!("iteration-{last}-{n}")))
+            .find(|path| !path.exists())
+            .unwrap_or_else(|| workspace.join("iteration-next")),
+    }
 }
 
 /// Writes each run's `grading.json`, `timing.json`, `transcript.json` and
@@ -335,6 +343,26 @@ fn put_json(path: &Path, value: &Value) -> Result<(), EvalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_next_iteration_is_past_the_last_however_large() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "iteration-2",
+            "iteration-x",
+            "iteration-4294967295",
+            "other-9",
+        ] {
+            std::fs::create_dir(dir.path().join(name)).unwrap();
+        }
+        assert!(next_iteration(dir.path()).ends_with("iteration-4294967296"));
+        std::fs::create_dir(dir.path().join("iteration-18446744073709551615")).unwrap();
+        let next = next_iteration(dir.path());
+        assert!(!next.exists(), "{}", next.display());
+        assert!(next.ends_with("iteration-18446744073709551615-1"));
+        std::fs::create_dir(&next).unwrap();
+        assert!(next_iteration(dir.path()).ends_with("iteration-18446744073709551615-2"));
+    }
 
     #[test]
     fn timestamps_are_rfc3339() {
