@@ -764,3 +764,37 @@ async fn the_anthropic_request_never_lists_a_skill_only_people_run() {
     assert!(second.contains("run by people only"), "{second}");
     assert!(second.contains("\"is_error\":true"), "{second}");
 }
+
+/// A server that reports token counts no model reads (`u64::MAX` input
+/// tokens, then more cache reads on top, over two turns) makes no sum
+/// overflow: the agent answers, and every total stops at the largest
+/// count rather than wrapping round to a small one.
+#[tokio::test]
+async fn token_counts_past_any_bound_are_held_at_the_largest() {
+    let huge = |text: &str| {
+        let mut events = support::anthropic_start_counting(u64::MAX);
+        events[0]["message"]["usage"]["cache_read_input_tokens"] = json!(u64::MAX);
+        events[0]["message"]["usage"]["output_tokens"] = json!(u64::MAX);
+        events.push(anthropic_delta(text));
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        events.extend(support::anthropic_end("end_turn"));
+        anthropic_sse(&events)
+    };
+    let server = Server::start(vec![Reply::sse(huge("One.")), Reply::sse(huge("Two."))]).await;
+    let mut agent = agent(
+        files_catalog(),
+        anthropic(&server),
+        "anthropic://claude-sonnet-4-6",
+    );
+    for (question, answer) in [("first?", "One."), ("second?", "Two.")] {
+        let events = converse(&mut agent, question).await;
+        assert_eq!(finished(&events), answer);
+        let total = events.iter().rev().find_map(|event| match &event.kind {
+            EventKind::Usage { total, .. } => Some(*total),
+            _ => None,
+        });
+        let total = total.expect("a usage event");
+        assert_eq!(total.input_tokens, u64::MAX, "{total:?}");
+        assert_eq!(total.cache_read_input_tokens, u64::MAX, "{total:?}");
+    }
+}

@@ -144,14 +144,13 @@ impl Meter {
     /// Learns from a request of `chars` characters that the model counted as
     /// `usage`; the tokens of the request and its answer.
     pub(crate) fn measured(&mut self, chars: usize, usage: &Usage) -> u64 {
-        let input =
-            usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+        let input = usage.input_with_cache();
         if input > 0 && chars > 0 {
             // Within reason: a model that reports nothing useful (a stub
             // counting words) does not turn 1 MB into 1 token.
             self.ratio = (input as f64 / chars as f64).clamp(0.05, 1.0);
         }
-        input + usage.output_tokens
+        usage.total()
     }
 }
 

@@ -137,7 +137,7 @@ impl Chat {
                 // Input as the conventions count it: cache reads and writes
                 // included (Anthropic reports them apart).
                 self.span
-                    .record(attr::USAGE_INPUT_TOKENS, int(input_tokens(usage)));
+                    .record(attr::USAGE_INPUT_TOKENS, int(usage.input_with_cache()));
                 self.span
                     .record(attr::USAGE_OUTPUT_TOKENS, int(usage.output_tokens));
                 self.span.record(
@@ -191,7 +191,7 @@ impl Chat {
         let (provider, model) = (self.provider.as_str(), self.model.as_str());
         metric(duration, None, provider, model, response_model, error);
         if let Some(usage) = seen.usage {
-            let input = input_tokens(&usage) as f64;
+            let input = usage.input_with_cache() as f64;
             let output = usage.output_tokens as f64;
             metric(input, Some("input"), provider, model, response_model, error);
             metric(
@@ -276,12 +276,6 @@ pub(super) fn tool_span(agent: &str, name: &str, call_id: &str, tool_type: &str)
         skillkit.mcp.server = Empty,
         error.type = Empty,
     )
-}
-
-/// The input tokens as the conventions count them: cache reads and writes
-/// included.
-fn input_tokens(usage: &Usage) -> u64 {
-    usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
 }
 
 /// A count as the conventions type it (an `int`: the OTel bridge would

@@ -56,8 +56,7 @@ impl Transcript {
     /// assert_eq!(skillkit::eval::Transcript::default().tokens(), 0);
     /// ```
     pub fn tokens(&self) -> u64 {
-        let u = &self.usage;
-        u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+        self.usage.total()
     }
 }
 

@@ -113,11 +113,50 @@ pub struct Usage {
 /// assert_eq!((total.input_tokens, total.output_tokens), (15, 4));
 /// ```
 impl std::ops::AddAssign for Usage {
+    /// Each count held at `u64::MAX` rather than wrapping: the counts come
+    /// from the vendor's server, which can send any number.
     fn add_assign(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
-        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(other.cache_read_input_tokens);
+    }
+}
+
+impl Usage {
+    /// The input tokens with the prompt cache's reads and writes: what the
+    /// request took of the context window. Held at `u64::MAX` rather than
+    /// wrapping (the counts come from the vendor's server).
+    ///
+    /// ```
+    /// let usage = skillkit::llm::Usage {
+    ///     input_tokens: 10,
+    ///     cache_read_input_tokens: 90,
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(usage.input_with_cache(), 100);
+    /// let huge = skillkit::llm::Usage { input_tokens: u64::MAX, ..usage };
+    /// assert_eq!(huge.input_with_cache(), u64::MAX);
+    /// ```
+    pub fn input_with_cache(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_read_input_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
+    }
+
+    /// Every token counted: input, cache reads and writes, and output. Held
+    /// at `u64::MAX` rather than wrapping.
+    ///
+    /// ```
+    /// let usage = skillkit::llm::Usage { input_tokens: 10, output_tokens: 3, ..Default::default() };
+    /// assert_eq!(usage.total(), 13);
+    /// ```
+    pub fn total(&self) -> u64 {
+        self.input_with_cache().saturating_add(self.output_tokens)
     }
 }
 
