@@ -226,7 +226,10 @@ impl Folder {
             refused: None,
         };
         let others: Vec<&SkillResource> = manifest.iter().filter(|f| f.uri != uri).collect();
-        let total: u64 = manifest.iter().map(|f| f.size).sum();
+        // The sizes are the server's word: summed without overflow.
+        let total = manifest
+            .iter()
+            .fold(0u64, |total, f| total.saturating_add(f.size));
         folder.refused = if others.len() + 1 > MAX_FILES {
             Some(format!(
                 "its manifest lists {} files, more than the {MAX_FILES} a skill may have",
@@ -428,6 +431,14 @@ mod tests {
         ));
         let plan = Folder::plan(Path::new("/c"), "srv", "skill://k/s/SKILL.md", &big).unwrap();
         assert!(plan.refused.unwrap().contains("skill://k/s/big is"));
+        // Sizes no file has, whose sum overflows: refused, not a panic.
+        let mut huge = manifest(&[]);
+        for name in ["a", "b"] {
+            let uri = format!("skill://k/s/{name}");
+            huge.push(SkillResource::new(uri, "sha256:00", u64::MAX / 2 + 1));
+        }
+        let plan = Folder::plan(Path::new("/c"), "srv", "skill://k/s/SKILL.md", &huge).unwrap();
+        assert!(plan.refused.unwrap().contains("skill://k/s/a is"));
     }
 
     #[test]
