@@ -212,7 +212,7 @@ impl Lockfile {
     /// assert_eq!(skillkit::lockfile::Lockfile::read(&path).unwrap().version, 1);
     /// ```
     pub fn read(path: &Path) -> Result<Lockfile, LockError> {
-        let text = read_text(path)?;
+        let text = sources::read_small(path, MAX_LOCK_BYTES)?;
         Lockfile::parse(&text).map_err(|e| match e {
             LockError::Invalid { reason, .. } => LockError::Invalid {
                 path: path.display().to_string(),
@@ -528,30 +528,6 @@ fn check(locked: &LockedSkill, project: &Path, allowed: Option<&AllowedSigners>)
 
 /// The most bytes of a lockfile read.
 const MAX_LOCK_BYTES: u64 = 64 << 20;
-
-/// The text of the lockfile at `path`, opened as skill files are: never
-/// blocking on a FIFO put in its place, refusing what is not a regular
-/// file (a cloned project's `skillkit.lock.json -> /dev/zero`) and more
-/// than 64 MiB.
-fn read_text(path: &Path) -> Result<String, LockError> {
-    use std::io::Read as _;
-    let failed = |source| LockError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let (file, _) = skillkit_parser::open_file(path).map_err(failed)?;
-    let mut text = String::new();
-    file.take(MAX_LOCK_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(failed)?;
-    if text.len() as u64 > MAX_LOCK_BYTES {
-        return Err(failed(io::Error::new(
-            io::ErrorKind::FileTooLarge,
-            "larger than 64 MiB, which no lockfile is",
-        )));
-    }
-    Ok(text)
-}
 
 /// The `version` of a lockfile's JSON `value`, or why there is none: missing,
 /// or not a whole number (`"1"`, `1.5`), said by what it is instead.

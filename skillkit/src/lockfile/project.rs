@@ -309,7 +309,7 @@ impl Project {
             .await
             .map_err(from_github)?;
         let file = checkout.dir.join(".claude-plugin/marketplace.json");
-        let text = read_small(&file)?;
+        let text = read_small(&file, 1024 * 1024)?;
         let entry =
             super::marketplace::entry(&text, plugin).map_err(|reason| LockError::Invalid {
                 path: format!("{marketplace}: .claude-plugin/marketplace.json"),

@@ -96,8 +96,11 @@ pub(super) fn no_server(name: &str, locked: &LockedSkill) -> LockError {
     ))
 }
 
-/// A small text file (a marketplace), read as skill files are.
-pub(super) fn read_small(path: &Path) -> Result<String, LockError> {
+/// A small text file (a lockfile, a marketplace), read as skill files
+/// are: never blocking on a FIFO put in its place, refusing what is not a
+/// regular file (a cloned project's `skillkit.lock.json -> /dev/zero`) and
+/// more than `limit` bytes (whole MiB).
+pub(super) fn read_small(path: &Path, limit: u64) -> Result<String, LockError> {
     use std::io::Read as _;
     let io_error = |source: io::Error| LockError::Io {
         path: path.display().to_string(),
@@ -105,9 +108,15 @@ pub(super) fn read_small(path: &Path) -> Result<String, LockError> {
     };
     let (file, _) = skillkit_parser::open_file(path).map_err(io_error)?;
     let mut text = String::new();
-    file.take(1024 * 1024)
+    file.take(limit.saturating_add(1))
         .read_to_string(&mut text)
         .map_err(io_error)?;
+    if text.len() as u64 > limit {
+        return Err(io_error(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {} MiB, which no such file is", limit >> 20),
+        )));
+    }
     Ok(text)
 }
 

@@ -57,7 +57,7 @@ fn read_lock(path: &Path) -> Result<VercelLock, LockError> {
         path: path.display().to_string(),
         reason,
     };
-    let text = super::read_text(path)?;
+    let text = super::sources::read_small(path, super::MAX_LOCK_BYTES)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
     match super::version_of(&value).map_err(invalid)? {
