@@ -75,12 +75,16 @@ pub fn next_iteration(workspace: &Path) -> PathBuf {
         .unwrap_or(0);
     // A folder `iteration-18446744073709551615` (a workspace that came with
     // a cloned project) is no reason to panic: the next is past it.
-    match last.checked_add(1) {
-        Some(next) => workspace.join(format!("iteration-{next}")),
-        None => (1..)
-            .map(|n| workspace.join(format!("iteration-{last}-{n}")))
-            .find(|path| !path.exists())
-            .unwrap_or_else(|| workspace.join("iteration-next")),
+    if let Some(next) = last.checked_add(1) {
+        return workspace.join(format!("iteration-{next}"));
+    }
+    let mut n = 1u64;
+    loop {
+        let path = workspace.join(format!("iteration-{last}-{n}"));
+        if !path.exists() {
+            return path;
+        }
+        n += 1;
     }
 }
 
