@@ -14,11 +14,12 @@ use skillkit::parser::Severity;
 use skillkit::script::{Sandbox, ScriptOptions};
 use skillkit::{Catalog, Local};
 
+use crate::args::{AgentArgs, Global};
 use crate::ask;
 use crate::failure::Failure;
 use crate::list::one_line;
 use crate::output::err;
-use crate::{AgentArgs, Global, sources};
+use crate::sources;
 
 /// A started agent, with what the commands tell about it.
 pub struct Started {

@@ -22,13 +22,14 @@ use skillkit::llm::Message;
 use tokio::runtime::Runtime;
 
 use crate::agent::{self, Started, decision, shorten};
+use crate::args::{AgentArgs, Global};
 use crate::commands::Commands;
 use crate::failure::Failure;
 use crate::list::one_line;
 use crate::output::out;
 use crate::show;
+use crate::sources;
 use crate::view::{Lines, View};
-use crate::{AgentArgs, Global, sources};
 
 /// `skillkit chat`.
 pub fn run(global: &Global, args: &AgentArgs, resume: Option<PathBuf>) -> Result<(), Failure> {

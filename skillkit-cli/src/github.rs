@@ -9,7 +9,7 @@ use serde_json::json;
 use skillkit::GitHub;
 use skillkit::providers::github::{Imported, Progress};
 
-use crate::Global;
+use crate::args::Global;
 use crate::explain;
 use crate::failure::Failure;
 use crate::output::{err, out};

@@ -6,7 +6,7 @@ use serde_json::json;
 use skillkit::prompt::shown_description;
 use skillkit::{Catalog, Snapshot};
 
-use crate::Global;
+use crate::args::Global;
 use crate::failure::Failure;
 use crate::mcp_args::McpArgs;
 use crate::output::{err, out};

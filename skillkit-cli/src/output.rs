@@ -206,14 +206,14 @@ pub fn error_text(text: Arguments<'_>) {
         .and_then(|()| stderr.flush());
 }
 
-/// `println!` through [`write`].
+/// `println!` through [`write()`].
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::output::write(format_args!($($arg)*), true)
     };
 }
 
-/// `print!` through [`write`] (flushed).
+/// `print!` through [`write()`] (flushed).
 macro_rules! out_text {
     ($($arg:tt)*) => {
         $crate::output::write(format_args!($($arg)*), false)

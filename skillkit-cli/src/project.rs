@@ -12,10 +12,11 @@ use skillkit::lockfile::{
 use skillkit::McpSkills;
 use skillkit::mcp_client::Endpoint;
 
+use crate::args::Global;
 use crate::failure::Failure;
 use crate::mcp_args::McpArgs;
 use crate::output::{err, inert, out};
-use crate::{Global, sources};
+use crate::sources;
 
 /// Exit code of `install --locked`/`--frozen` when the lockfile would
 /// change.

@@ -8,12 +8,13 @@ use std::io::IsTerminal;
 use skillkit::agent::EventKind;
 
 use crate::agent::{self, decision};
+use crate::args::{AgentArgs, Global};
 use crate::explain;
 use crate::failure::Failure;
 use crate::output::{self, err, out};
 use crate::show;
+use crate::sources;
 use crate::view::{Lines, View};
-use crate::{AgentArgs, Global, sources};
 
 /// `skillkit run`.
 pub fn run(

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde_json::json;
 use skillkit::prompt::shown_description;
 
-use crate::Global;
+use crate::args::Global;
 use crate::failure::Failure;
 use crate::list::{self, one_line, warn_failures};
 use crate::mcp_args::McpArgs;

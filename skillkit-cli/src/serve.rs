@@ -12,7 +12,7 @@ use skillkit::approval::{Approval, ApprovalPolicy};
 use skillkit::mcp::{HTTP_PATH, HttpOptions, McpServer};
 use skillkit::script::Sandbox;
 
-use crate::Global;
+use crate::args::Global;
 use crate::failure::Failure;
 use crate::output::err;
 use crate::sources;

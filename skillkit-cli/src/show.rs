@@ -1,13 +1,13 @@
 //! `skillkit show NAME [PATH...]`: one skill, whole: its fields, where it
 //! is, the files beside it and its body. Also the two places the commands
-//! read a skill's body: [`body`] and [`activation`].
+//! read a skill's body: [`body`] (as written) and [`invocation`] (rendered).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use skillkit::{Skill, Snapshot};
 
-use crate::Global;
+use crate::args::Global;
 use crate::failure::Failure;
 use crate::output::{err, out};
 

@@ -11,7 +11,7 @@ use skillkit::providers::github::{ApiToken, GitHubBuilder};
 use skillkit::search::HttpEmbedder;
 use skillkit::{GitHub, Local, McpSkills};
 
-use crate::Global;
+use crate::args::Global;
 use crate::failure::Failure;
 use crate::mcp_args::McpArgs;
 

@@ -14,9 +14,10 @@ use std::io::IsTerminal;
 use skillkit::trust::{TrustPolicy, TrustStore};
 use skillkit::{KitProvider, Local, Origin};
 
+use crate::args::Global;
 use crate::failure::Failure;
 use crate::output::{err, error_text, inert, out};
-use crate::{Global, sources};
+use crate::sources;
 
 /// The trust store: `SKILLKIT_TRUST_FILE`, else `trust.json` in the user's
 /// data folder (`~/.local/share/skillkit/`).
