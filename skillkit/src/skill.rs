@@ -16,7 +16,6 @@ use skillkit_parser::{Diagnostic, SkillDocument, kit, name};
 pub use body::{Body, BodyError, BodySource};
 pub(crate) use more::{Maps, More};
 pub use render::Arguments;
-pub(crate) use render::Piece;
 
 use more::{EXTRA, METADATA};
 
@@ -522,95 +521,5 @@ impl Skill {
             required_scope: doc.required_scope.map(Cow::Owned),
             maps: Maps::new(doc.metadata, doc.extra),
         }))
-    }
-
-    /// The body with its template tokens substituted, as handed to a model when
-    /// the skill is activated:
-    ///
-    /// * `$ARGUMENTS`: all arguments, as given;
-    /// * `$ARGUMENTS[N]` and `$N`: argument `N` (0-based), only when it exists, so
-    ///   `$5` in prose stays `$5` when fewer than six arguments were given;
-    /// * `$SKILL_DIR` / `${SKILL_DIR}` / `${CLAUDE_SKILL_DIR}`: the skill's
-    ///   directory, when it has one;
-    /// * `$SESSION_ID` / `${SESSION_ID}` / `${CLAUDE_SESSION_ID}`: the session
-    ///   id, when given.
-    ///
-    /// Claude Code's `CLAUDE_` forms are substituted only with their braces, as
-    /// Claude Code documents them (`$CLAUDE_SKILL_DIR` stays as written).
-    ///
-    /// Arguments are split like a shell does (quotes group words). When the body
-    /// has no argument token and arguments were given, they are appended as
-    /// `ARGUMENTS: …`. Nothing in the body is ever executed.
-    ///
-    /// A body that lives in its file is read now ([`Body::read`]); that is
-    /// the only way this call fails.
-    ///
-    /// ```
-    /// let skill = skillkit::Skill::new("a:b", "d").with_body("Copy $0 to $1; it costs $5.");
-    /// assert_eq!(skill.render("'my file' backup", None)?, "Copy my file to backup; it costs $5.");
-    /// let plain = skillkit::Skill::new("a:c", "d").with_body("Summarise.");
-    /// assert_eq!(plain.render("the report", None)?, "Summarise.\n\nARGUMENTS: the report");
-    /// # Ok::<(), skillkit::skill::BodyError>(())
-    /// ```
-    pub fn render(&self, arguments: &str, session_id: Option<&str>) -> Result<String, BodyError> {
-        let body = self.body.read()?;
-        Ok(self.render_pieces(&[Piece::Template(&body)], arguments, session_id))
-    }
-
-    /// `pieces` of this skill's body (read already) rendered as
-    /// [`render`](Self::render) renders a body: tokens substituted in the
-    /// [`Piece::Template`]s only, [`Piece::Inert`] text (what a
-    /// `` !`command` `` printed) inserted as it is.
-    fn render_pieces(
-        &self,
-        pieces: &[Piece<'_>],
-        arguments: &str,
-        session_id: Option<&str>,
-    ) -> String {
-        render::render(pieces, self.dir(), &Arguments::parse(arguments), session_id)
-    }
-
-    /// The skill activated: its body loaded (fetched first when a server
-    /// keeps it, [`Body::load`]), read, and [rendered](Self::render) with
-    /// `arguments`. The one way a skill becomes the text a model reads
-    /// (`activate_skill`), an MCP client's prompt, and what a person invoking
-    /// it sends (`skillkit run --skill`, chat's `/name`). Its
-    /// `` !`command` `` lines stay as written: the tool path runs them where
-    /// scripts are enabled.
-    ///
-    /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let skill = skillkit::Skill::new("a:b", "d").with_body("Review $ARGUMENTS.");
-    /// assert_eq!(skill.activate("main.rs", None).await.unwrap(), "Review main.rs.");
-    /// # });
-    /// ```
-    pub async fn activate(
-        &self,
-        arguments: &str,
-        session_id: Option<&str>,
-    ) -> Result<String, BodyError> {
-        let written = self.written_body().await?;
-        Ok(self.render_written(&written, &[], arguments, session_id))
-    }
-
-    /// The body to activate: loaded (fetched first when a server keeps it)
-    /// and read; the first half of [`activate`](Self::activate).
-    pub(crate) async fn written_body(&self) -> Result<Cow<'_, str>, BodyError> {
-        self.body.load().await?;
-        self.body.read()
-    }
-
-    /// `written` (from [`written_body`](Self::written_body)) rendered with
-    /// `arguments`, `outputs` (the spans of its `` !`command` `` lines with
-    /// what each printed) put in as inert text; the second half of
-    /// [`activate`](Self::activate).
-    pub(crate) fn render_written(
-        &self,
-        written: &str,
-        outputs: &[(std::ops::Range<usize>, String)],
-        arguments: &str,
-        session_id: Option<&str>,
-    ) -> String {
-        self.render_pieces(&render::pieces(written, outputs), arguments, session_id)
     }
 }
