@@ -34,8 +34,20 @@ pub struct NotAFile {
 const DANGLING: &str = "a link to a file that does not exist";
 
 impl NotAFile {
-    /// What `file_type` is, when it is not a regular file.
-    fn of(file_type: std::fs::FileType) -> Option<NotAFile> {
+    /// What `file_type` is, when it is not a regular file (`None` for a
+    /// regular file): for a file opened some other way, checked on its
+    /// handle.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let folder = std::fs::metadata(dir.path()).unwrap().file_type();
+    /// let found = skillkit_parser::NotAFile::of(folder).unwrap();
+    /// assert_eq!(found.to_string(), "is a directory, not a file");
+    /// # std::fs::write(dir.path().join("f"), "").unwrap();
+    /// let file = std::fs::metadata(dir.path().join("f")).unwrap().file_type();
+    /// assert!(skillkit_parser::NotAFile::of(file).is_none());
+    /// ```
+    pub fn of(file_type: std::fs::FileType) -> Option<NotAFile> {
         if file_type.is_file() {
             return None;
         }

@@ -21,14 +21,18 @@ pub(crate) struct Held {
 }
 
 /// Waits until this process holds the lock file `path` (created if
-/// missing) exclusively.
+/// missing) exclusively. A link or a FIFO there is refused
+/// ([`open_own`](crate::whole::open_own)), never followed or waited on.
 #[cfg(any(feature = "github", feature = "agent"))]
 pub(crate) fn exclusive(path: &Path) -> io::Result<Held> {
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)?;
+    let file = crate::whole::open_own(
+        path,
+        fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true),
+        "a lock file",
+    )?;
     #[cfg(unix)]
     {
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;

@@ -110,6 +110,73 @@ pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Opens `path`, a file of one of SkillKit's own stores (`what` it is: "a
+/// session file", "a lock file"), never through a symbolic link (one
+/// planted there would have every write land on its target) and never
+/// waiting (opening a FIFO waits for its other end): a link, or anything
+/// but a regular file (checked on the handle), is refused with an error of
+/// kind [`InvalidInput`](io::ErrorKind::InvalidInput) that says what it is
+/// and to remove it. A path that is not there is
+/// [`NotFound`](io::ErrorKind::NotFound), unless `options` create it.
+#[cfg(any(feature = "github", feature = "agent"))]
+pub(crate) fn open_own(
+    path: &Path,
+    options: &mut std::fs::OpenOptions,
+    what: &str,
+) -> io::Result<std::fs::File> {
+    use skillkit_parser::NotAFile;
+    #[cfg(unix)]
+    {
+        use rustix::fs::OFlags;
+        let flags = (OFlags::NOFOLLOW | OFlags::NONBLOCK).bits();
+        std::os::unix::fs::OpenOptionsExt::custom_flags(options, flags as i32);
+    }
+    let refuse = |found: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is {found}, not {what}: remove it", path.display()),
+        )
+    };
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(e),
+        // A link (`ELOOP`), or a FIFO opened for writing with no reader
+        // (`ENXIO`): say what it is.
+        Err(e) => {
+            return Err(match std::fs::symlink_metadata(path) {
+                Ok(meta) if meta.file_type().is_symlink() => refuse("a symbolic link"),
+                Ok(meta) => NotAFile::of(meta.file_type()).map_or(e, |found| refuse(found.what())),
+                Err(_) => e,
+            });
+        }
+    };
+    match NotAFile::of(file.metadata()?.file_type()) {
+        Some(found) => Err(refuse(found.what())),
+        None => Ok(file),
+    }
+}
+
+/// A small text file that may come with a skill or a project (a lockfile,
+/// a marketplace, an eval set), read as skill files are: never blocking on
+/// a FIFO put in its place, refusing what is not a regular file (a cloned
+/// project's `skillkit.lock.json -> /dev/zero`) and more than `limit`
+/// bytes (whole MiB), saying so.
+#[cfg(any(feature = "github", feature = "eval"))]
+pub(crate) fn read_small(path: &Path, limit: u64) -> io::Result<String> {
+    use std::io::Read as _;
+    let (file, _) = skillkit_parser::open_file(path)?;
+    let mut text = String::new();
+    file.take(limit.saturating_add(1))
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {} MiB, which no such file is", limit >> 20),
+        ));
+    }
+    Ok(text)
+}
+
 /// `digest` (a SHA-256) as `sha256:<64 lowercase hex>`.
 pub(crate) fn sha256(digest: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";

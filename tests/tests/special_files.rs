@@ -168,3 +168,142 @@ fn a_lockfile_that_is_no_file_is_refused_not_read() {
         }
     }
 }
+
+/// A session folder is the store's own, but a FIFO, a link or a device can
+/// still be put there: each is refused, saying what it is, never opened for
+/// a read or a write that would wait for its other end, never followed.
+#[test]
+fn a_session_folder_with_special_files_never_hangs() {
+    use skillkit::agent::session::{FileSessionStore, SessionMeta, SessionStore};
+    use skillkit::llm::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let store = FileSessionStore::new(&sessions);
+    let run = |what: &'static str,
+               store: FileSessionStore,
+               call: fn(FileSessionStore) -> Result<String, String>| {
+        within_a_minute(what, move || call(store))
+    };
+    fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+    // A session with a title, as a chat leaves it.
+    block_on(async {
+        store
+            .append("chat", 0, &[Message::user("Hi")])
+            .await
+            .unwrap();
+        let meta = SessionMeta::default().title("Greeting");
+        store.describe("chat", &meta).await.unwrap();
+    });
+
+    // A FIFO where a session's lines would be: every call says so.
+    mkfifo(&sessions.join("evil.jsonl"));
+    let list = run("list", store.clone(), |s| {
+        block_on(s.list())
+            .map(|l| format!("{l:?}"))
+            .map_err(|e| e.to_string())
+    });
+    let error = list.expect_err("a FIFO among the sessions");
+    assert!(
+        error.contains("is a FIFO (named pipe), not a session file"),
+        "{error}"
+    );
+    for call in [
+        (|s: FileSessionStore| {
+            block_on(s.load("evil", None))
+                .map(|l| format!("{:?}", l.items))
+                .map_err(|e| e.to_string())
+        }) as fn(_) -> _,
+        |s| {
+            block_on(s.append("evil", 0, &[Message::user("x")]))
+                .map(|v| v.to_string())
+                .map_err(|e| e.to_string())
+        },
+    ] {
+        let error = run("load or append", store.clone(), call).expect_err("a FIFO session");
+        assert!(
+            error.contains("is a FIFO (named pipe), not a session file"),
+            "{error}"
+        );
+    }
+    std::fs::remove_file(sessions.join("evil.jsonl")).unwrap();
+
+    // The title file as a FIFO, a device, a link or over its bound: the
+    // session is listed, without a title (it is for people).
+    let meta = sessions.join("chat.meta.json");
+    let saved = std::fs::read(&meta).unwrap();
+    let makers: [(&str, &dyn Fn()); 4] = [
+        ("a FIFO", &|| mkfifo(&meta)),
+        ("a device", &|| {
+            std::os::unix::fs::symlink("/dev/zero", &meta).unwrap()
+        }),
+        ("a link", &|| {
+            std::fs::write(&outside, &saved).unwrap();
+            std::os::unix::fs::symlink(&outside, &meta).unwrap()
+        }),
+        ("too large", &|| {
+            std::fs::write(&meta, vec![b' '; 2 << 20]).unwrap()
+        }),
+    ];
+    for (what, make) in makers {
+        std::fs::remove_file(&meta).unwrap();
+        make();
+        let listed = run("list", store.clone(), |s| {
+            let list = block_on(s.list()).map_err(|e| e.to_string())?;
+            Ok(format!(
+                "{:?}",
+                list.iter()
+                    .map(|i| (&i.id, &i.meta.title))
+                    .collect::<Vec<_>>()
+            ))
+        });
+        assert_eq!(listed.as_deref(), Ok(r#"[("chat", None)]"#), "{what}");
+    }
+    std::fs::remove_file(&meta).unwrap();
+    std::fs::write(&meta, &saved).unwrap();
+
+    // The lock file as a FIFO, or a link to where nothing is yet: refused,
+    // and nothing made at the link's target.
+    let lock = sessions.join("chat.lock");
+    let _ = std::fs::remove_file(&lock);
+    mkfifo(&lock);
+    let error = run("append", store.clone(), |s| {
+        block_on(s.append("chat", 1, &[Message::user("again")]))
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    })
+    .expect_err("a FIFO lock");
+    assert!(
+        error.contains("is a FIFO (named pipe), not a lock file"),
+        "{error}"
+    );
+    std::fs::remove_file(&lock).unwrap();
+    let target = dir.path().join("made-elsewhere");
+    std::os::unix::fs::symlink(&target, &lock).unwrap();
+    let error = run("append", store.clone(), |s| {
+        block_on(s.append("chat", 1, &[Message::user("again")]))
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    })
+    .expect_err("a linked lock");
+    assert!(
+        error.contains("is a symbolic link, not a lock file"),
+        "{error}"
+    );
+    assert!(!target.exists(), "the link's target was made");
+
+    // Put right, the session goes on where it was.
+    std::fs::remove_file(&lock).unwrap();
+    let version = run("append", store.clone(), |s| {
+        block_on(s.append("chat", 1, &[Message::user("again")]))
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    });
+    assert_eq!(version.as_deref(), Ok("2"));
+}

@@ -59,6 +59,19 @@ pub const DEFAULT_RUNS: usize = 3;
 /// The conversations run at once, unless set.
 pub const DEFAULT_JOBS: usize = 4;
 
+/// The largest trigger set or task eval file read ([`read_triggers`],
+/// [`TaskSet::read`]): 16 MiB, far above any written by hand. Such a file
+/// comes with a skill, so it is read as skill files are: a FIFO, a device
+/// or a folder in its place is refused, never waited on.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// let err = skillkit::eval::read_triggers(dir.path()).unwrap_err();
+/// assert!(err.to_string().contains("is a directory, not a file"));
+/// assert_eq!(skillkit::eval::MAX_SET_BYTES, 16 << 20);
+/// ```
+pub const MAX_SET_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Why an evaluation could not run.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -120,10 +120,11 @@ impl TaskSet {
     /// assert_eq!(skillkit::eval::TaskSet::read(&file).unwrap().base, dir.path());
     /// ```
     pub fn read(path: &Path) -> Result<TaskSet, EvalError> {
-        let text = std::fs::read_to_string(path).map_err(|e| EvalError::File {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let text =
+            crate::whole::read_small(path, super::MAX_SET_BYTES).map_err(|e| EvalError::File {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })?;
         let folder = path.parent().unwrap_or(Path::new("."));
         let base = match folder.file_name() {
             Some(name) if name == "evals" => folder.parent().unwrap_or(folder),
@@ -485,6 +486,55 @@ fn inside(base: &Path, file: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A trigger set or task eval file comes with a skill: a FIFO, a device
+    /// or a folder in its place is refused at once, saying what it is, and
+    /// so is a file over [`MAX_SET_BYTES`](super::super::MAX_SET_BYTES).
+    #[cfg(unix)]
+    #[test]
+    fn an_eval_set_that_is_no_file_is_refused_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let evals = dir.path().join("evals");
+        std::fs::create_dir(&evals).unwrap();
+        let file = evals.join("evals.json");
+        let makers: [(&str, &dyn Fn()); 4] = [
+            ("is a FIFO (named pipe), not a file", &|| {
+                let made = std::process::Command::new("mkfifo").arg(&file).status();
+                assert!(made.unwrap().success());
+            }),
+            ("is a device, not a file", &|| {
+                std::os::unix::fs::symlink("/dev/zero", &file).unwrap()
+            }),
+            ("is a directory, not a file", &|| {
+                std::fs::create_dir(&file).unwrap()
+            }),
+            ("larger than 16 MiB", &|| {
+                std::fs::write(&file, vec![b' '; (16 << 20) + 1]).unwrap()
+            }),
+        ];
+        for (said, make) in makers {
+            make();
+            let path = file.clone();
+            let (send, answer) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let tasks = TaskSet::read(&path).map(drop).map_err(|e| e.to_string());
+                let triggers = crate::eval::read_triggers(&path)
+                    .map(drop)
+                    .map_err(|e| e.to_string());
+                let _ = send.send((tasks, triggers));
+            });
+            let (tasks, triggers) = answer
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("reading an eval set that {said} blocked"));
+            for error in [tasks.unwrap_err(), triggers.unwrap_err()] {
+                assert!(error.contains(said), "{said}: {error}");
+            }
+            match std::fs::symlink_metadata(&file).unwrap().is_dir() {
+                true => std::fs::remove_dir(&file).unwrap(),
+                false => std::fs::remove_file(&file).unwrap(),
+            }
+        }
+    }
 
     /// A case's file is the skill's own: a regular file below its folder,
     /// not a link, and not reached through a folder that links out (a

@@ -57,7 +57,8 @@ pub fn read_triggers(path: &Path) -> Result<Vec<TriggerQuery>, EvalError> {
         path: path.display().to_string(),
         reason,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    let text =
+        crate::whole::read_small(path, super::MAX_SET_BYTES).map_err(|e| fail(e.to_string()))?;
     let set: Set = serde_json::from_str(&text).map_err(|e| {
         fail(format!(
             "not a trigger set ({e}); write [{{\"query\": \"…\", \"should_trigger\": true}}, …]"

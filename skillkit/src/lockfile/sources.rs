@@ -2,7 +2,6 @@
 //! cache's checkouts), the skill folders in it, the server it is fetched
 //! from, and an MCP server's skills.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{LockError, LockedSkill};
@@ -96,28 +95,13 @@ pub(super) fn no_server(name: &str, locked: &LockedSkill) -> LockError {
     ))
 }
 
-/// A small text file (a lockfile, a marketplace), read as skill files
-/// are: never blocking on a FIFO put in its place, refusing what is not a
-/// regular file (a cloned project's `skillkit.lock.json -> /dev/zero`) and
-/// more than `limit` bytes (whole MiB).
+/// A small text file (a lockfile, a marketplace), read as
+/// [`whole::read_small`](crate::whole::read_small) reads one.
 pub(super) fn read_small(path: &Path, limit: u64) -> Result<String, LockError> {
-    use std::io::Read as _;
-    let io_error = |source: io::Error| LockError::Io {
+    crate::whole::read_small(path, limit).map_err(|source| LockError::Io {
         path: path.display().to_string(),
         source,
-    };
-    let (file, _) = skillkit_parser::open_file(path).map_err(io_error)?;
-    let mut text = String::new();
-    file.take(limit.saturating_add(1))
-        .read_to_string(&mut text)
-        .map_err(io_error)?;
-    if text.len() as u64 > limit {
-        return Err(io_error(io::Error::new(
-            io::ErrorKind::FileTooLarge,
-            format!("larger than {} MiB, which no such file is", limit >> 20),
-        )));
-    }
-    Ok(text)
+    })
 }
 
 /// The API root a lock records for `github`: none for github.com.

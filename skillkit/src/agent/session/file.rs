@@ -80,25 +80,11 @@ impl FileSessionStore {
     }
 }
 
-/// Opens session file `path` itself, never a file a symbolic link there
+/// Opens session file `path` itself: never a file a symbolic link there
 /// points at (a link planted in the folder would make every write land on
-/// its target): a link is refused, saying so.
+/// its target), never waiting on a FIFO.
 fn open_own(path: &Path, options: &mut OpenOptions) -> std::io::Result<File> {
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(options, libc::O_NOFOLLOW);
-    options.open(path).map_err(|e| {
-        let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-        match link {
-            true => std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "{} is a symbolic link, not a session file: remove it",
-                    path.display()
-                ),
-            ),
-            false => e,
-        }
-    })
+    crate::whole::open_own(path, options, "a session file")
 }
 
 /// The items of the session file at `path` (none when there is no file),
@@ -224,13 +210,26 @@ fn meta_path(path: &Path) -> PathBuf {
     path.with_extension("meta.json")
 }
 
+/// The most bytes of a session's title file read: a title and an agent's
+/// name are short.
+const MAX_META_BYTES: u64 = 1024 * 1024;
+
 /// The title and agent kept beside session `path` (none when there is no
-/// such file, or it cannot be read: they are for people).
+/// such file, or it cannot be read, is no file or is over
+/// [`MAX_META_BYTES`]: they are for people).
 fn read_meta(path: &Path) -> SessionMeta {
-    std::fs::read(meta_path(path))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+    let mut bytes = Vec::new();
+    let meta = meta_path(path);
+    let read = crate::whole::open_own(
+        &meta,
+        OpenOptions::new().read(true),
+        "a session's title file",
+    )
+    .and_then(|file| file.take(MAX_META_BYTES + 1).read_to_end(&mut bytes));
+    match read {
+        Ok(n) if n as u64 <= MAX_META_BYTES => serde_json::from_slice(&bytes).unwrap_or_default(),
+        _ => SessionMeta::default(),
+    }
 }
 
 /// Writes `items` to `path` whole: beside it, then renamed into place.
