@@ -1,8 +1,11 @@
-//! Files written whole and digests written out, as every store of SkillKit
-//! does them: a file is written beside its place, synced, then renamed over
-//! it (a reader sees the old file or the new one, never half of one); a
-//! SHA-256 is written `sha256:<64 lowercase hex>`, the form of the MCP
-//! skills extension.
+//! Files and digests as every store of SkillKit handles them: a file is
+//! written beside its place, synced, then renamed over it (a reader sees the
+//! old file or the new one, never half of one); a store's own file is opened
+//! never through a link and never waiting ([`open_own`]); a small file that
+//! comes with a skill or a project is read bounded, as skill files are
+//! ([`read_small`]); a path from such a file is resolved inside its folder
+//! ([`within_linked`]); a SHA-256 is written `sha256:<64 lowercase hex>`,
+//! the form of the MCP skills extension.
 
 use std::io::{self, Write};
 use std::path::Path;

@@ -7,7 +7,7 @@
 //! `<available_skills>` block. When an agent's skills do not all fit in its
 //! listing budget, `activate_skill` takes any name, `search_skills` is
 //! offered, and the system prompt is made for each turn
-//! ([`listing`](super::listing)).
+//! ([`listing`]).
 //!
 //! A set is built once per change of the catalog: [`Cache`] keeps the last
 //! one and hands it out again while the snapshot holds the same skills and

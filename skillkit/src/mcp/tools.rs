@@ -8,7 +8,7 @@
 //! (`outputSchema`) and returns it as `structuredContent`, `{"skills":
 //! [...]}`, besides the text (the JSON list) models read.
 //! The set is the agent runtime's ([`ToolSet`], built once per change of the
-//! catalog) and a call runs by the agent's path ([`run_tool`]); this module
+//! catalog) and a call runs by the agent's path ([`dispatch::run`]); this module
 //! adds the server's own two tools and speaks MCP. A call that cannot be
 //! carried out (an unknown skill, a missing or malformed argument, a path
 //! leading outside the skill) is a tool result with `isError`, saying what to

@@ -37,7 +37,7 @@ const HELD: usize = 4096;
 /// index.
 const COMPACT_AFTER: usize = 1024;
 
-/// The slot of a skill the index had no room for ([`index::MAX_SLOTS`]):
+/// The slot of a skill the index had no room for ([`MAX_SLOTS`](super::index::MAX_SLOTS)):
 /// kept in a kit's list so slots stay in step with skills, never found.
 const NONE: u32 = u32::MAX;
 

@@ -400,7 +400,7 @@ impl Local {
         }
     }
 
-    /// Loads on [`pool`] itself, as a task of its own (no thread waits for
+    /// Loads on [`pool`](fn@pool) itself, as a task of its own (no thread waits for
     /// it), sending the kits to the caller's task; `None` when another load
     /// of this provider holds the cache (the caller then loads on a thread
     /// that may wait for it: a worker of the pool never waits for a lock,
@@ -429,7 +429,7 @@ impl Local {
         answer.await.ok().flatten()
     }
 
-    /// [`load`](Local::load) with the cache locked: on [`pool`] when called
+    /// [`load`](Local::load) with the cache locked: on [`pool`](fn@pool) when called
     /// there.
     fn load_locked(&self, cache: &mut Cache, context: &Context) -> Result<Vec<Kit>, ProviderError> {
         let changes = self.inner.watch.changes(&self.inner.label);
@@ -496,7 +496,7 @@ impl Local {
     }
 
     /// [`load`](Local::load) into the locked `cache`, in parallel when
-    /// running on [`pool`], logging in the caller's `context`, checking what
+    /// running on [`pool`](fn@pool), logging in the caller's `context`, checking what
     /// may have `changes`.
     fn load_here(
         &self,

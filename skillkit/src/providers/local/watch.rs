@@ -5,7 +5,7 @@
 //! On Linux, an inotify instance watches every folder of the tree, and each
 //! event marks the kit it falls in as changed; a query walks only those
 //! kits (the stat walk of [`refresh`](super::cache::refresh)) and returns the
-//! previous [`Kit`](crate::Kit) values, the same `Arc`s, for the others.
+//! previous [`Kit`](struct@crate::Kit) values, the same `Arc`s, for the others.
 //!
 //! The query reads the events itself, from the instance's queue, until it is
 //! empty: the kernel queues a change's event before the call that made the
