@@ -68,11 +68,8 @@ pub fn run(
             if let Status::BadSignature { reason } = &verdict.status {
                 line.push_str(&format!("; {reason}"));
             }
-            if verdict.status == Status::Outside {
-                line.push_str(
-                    "; the lock's path for it is no folder inside the project (it is \
-                     absolute, climbs out with `..`, or a symbolic link leads out)",
-                );
+            if let Status::Outside { reason } = &verdict.status {
+                line.push_str(&format!("; {reason}"));
             }
             out!("{}", crate::output::inert(&line));
         }

@@ -179,6 +179,10 @@ fn a_lock_path_led_out_by_a_link_is_outside_and_not_removed() {
     assert!(stdout.contains("symbolic link"), "{stdout}");
     let (_, json, _) = verify(&root, &["--json"]);
     assert!(json.contains(r#""status":"outside""#), "{json}");
+    assert!(
+        json.contains(r#""reason":"`.agents/victim` leads out of the project through the symbolic link `.agents`"#),
+        "{json}"
+    );
 
     let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
         .current_dir(&root)

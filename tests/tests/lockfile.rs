@@ -225,8 +225,17 @@ fn a_link_out_of_the_project_is_no_way_out_of_it() {
     lock.write(&root.join(LOCKFILE_NAME)).unwrap();
 
     // verify reads nothing beyond the link, and says why.
-    assert_eq!(status_of(&lock, &root, "greet"), Status::Outside);
-    assert_eq!(status_of(&lock, &root, "up"), Status::Outside);
+    let why_outside = |status: Status| match status {
+        Status::Outside { reason } => reason,
+        other => panic!("{other:?}"),
+    };
+    let reason = why_outside(status_of(&lock, &root, "greet"));
+    assert!(
+        reason.contains("through the symbolic link `.agents`"),
+        "{reason}"
+    );
+    let reason = why_outside(status_of(&lock, &root, "up"));
+    assert!(reason.contains("a relative path without `..`"), "{reason}");
 
     // remove deletes nothing beyond the link, and the lock keeps the entry.
     let mut project = Project::open(&root).unwrap();
@@ -261,7 +270,11 @@ fn a_link_out_of_the_project_is_no_way_out_of_it() {
         r#"{"version": 1, "skills": {"linked": {"source": "acme/skills", "path": "linked"}}}"#,
     )
     .unwrap();
-    assert_eq!(status_of(&linked, &root, "linked"), Status::Outside);
+    let reason = why_outside(status_of(&linked, &root, "linked"));
+    assert!(
+        reason.contains("through the symbolic link `linked`"),
+        "{reason}"
+    );
     linked.write(&root.join(LOCKFILE_NAME)).unwrap();
     Project::open(&root).unwrap().remove("linked").unwrap();
     assert!(!root.join("linked").is_symlink());

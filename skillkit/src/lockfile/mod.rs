@@ -377,7 +377,10 @@ pub enum Status {
     /// The lock pins the skill at a path that is no folder inside the
     /// project: absolute, climbing out with `..`, or led out of it by a
     /// symbolic link in the project. Nothing outside the project is read.
-    Outside,
+    Outside {
+        /// Which, in words (the link named, and what to do about it).
+        reason: String,
+    },
     /// A skill in one of the scanned folders that the lock does not know.
     Unlocked,
     /// The files are the pinned ones, but the skill's `SKILL.sig` does not
@@ -402,7 +405,7 @@ impl Status {
             Status::Ok => "ok",
             Status::Modified { .. } => "modified",
             Status::Missing => "missing",
-            Status::Outside => "outside",
+            Status::Outside { .. } => "outside",
             Status::Unlocked => "unlocked",
             Status::BadSignature { .. } => "bad-signature",
         }
@@ -467,8 +470,13 @@ pub fn verify_signed(
 /// `locked` against its folder in `project`: its files, then its
 /// signature.
 fn check(locked: &LockedSkill, project: &Path, allowed: Option<&AllowedSigners>) -> Status {
-    let Ok(folder) = inside_followed(project, &locked.path) else {
-        return Status::Outside;
+    let folder = match inside_followed(project, &locked.path) {
+        Ok(folder) => folder,
+        Err(refused) => {
+            return Status::Outside {
+                reason: refused.to_string(),
+            };
+        }
     };
     if !folder.is_dir() {
         return Status::Missing;
