@@ -20,7 +20,9 @@ use crate::llm::Message;
 /// place. Writers to one session, in one process or several, take
 /// turns on `<id>.lock` (a `flock` lock on Unix; elsewhere writers in
 /// several processes are not kept apart), so the version a write expects is
-/// checked against the file as it is.
+/// checked against the file as it is. Its files are opened never through a
+/// symbolic link and never waiting: a link, a FIFO or a device put in the
+/// folder in a session's place is refused, saying what it is.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
