@@ -417,7 +417,8 @@ pub(crate) enum Command {
     /// The sessions kept by `run --session` and `chat --session`: list them,
     /// show one, fork one, remove one.
     ///
-    /// Exit 0: done; 1: no such session; 2: usage or I/O error.
+    /// Exit 0: done; 1: no such session; 2: usage or I/O error (a session that
+    /// cannot be read, the others listed).
     Sessions {
         /// What to do (default: list).
         #[command(subcommand)]

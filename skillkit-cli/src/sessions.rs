@@ -21,8 +21,9 @@ pub enum Action {
     /// Each session: its name, how many items it has had, when it was last
     /// written.
     List {
-        /// As a JSON array of {name, items, title, agent, created, updated}
-        /// (times in seconds since 1970; null where the store does not know).
+        /// As a JSON array of {name, items, title, agent, created, updated,
+        /// error} (times in seconds since 1970; null where the store does not
+        /// know; error: why a session cannot be read, else null).
         #[arg(long)]
         json: bool,
     },
@@ -108,6 +109,7 @@ pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
                             "agent": s.meta.agent,
                             "created": seconds(s.created),
                             "updated": seconds(s.updated),
+                            "error": s.error,
                         })
                     })
                     .collect();
@@ -116,6 +118,10 @@ pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
                 out!("no sessions in {}", place(dir)?);
             } else {
                 for s in &sessions {
+                    if let Some(error) = &s.error {
+                        out!("{}  cannot be read: {}", s.id, one_line(error));
+                        continue;
+                    }
                     let mut about = Vec::new();
                     if let Some(title) = &s.meta.title {
                         about.push(one_line(title));
@@ -129,6 +135,19 @@ pub fn run(dir: Option<&str>, action: Option<Action>) -> Result<(), Failure> {
                         false => out!("{}  {} items  ({about})", s.id, s.version),
                     }
                 }
+            }
+            let damaged: Vec<&str> = sessions
+                .iter()
+                .filter(|s| s.error.is_some())
+                .map(|s| s.id.as_str())
+                .collect();
+            if !damaged.is_empty() {
+                return Err(Failure::io(format!(
+                    "{} of the sessions cannot be read ({}); the others are listed; \
+                     `skillkit sessions rm NAME` removes one",
+                    damaged.len(),
+                    damaged.join(", ")
+                )));
             }
         }
         Action::Show { name, json } => {

@@ -575,6 +575,78 @@ fn run_skill_sends_the_skill_a_person_runs() {
     );
 }
 
+/// A damaged session file (a torn or hand-edited line) does not hide the
+/// other sessions: `sessions list` lists them, says of the damaged one why
+/// it cannot be read (`"error"` in `--json`), and exits 2; `sessions rm`
+/// removes it, and the list is whole again.
+#[test]
+fn a_damaged_session_is_listed_with_why_beside_the_others() {
+    let fixture = Fixture::new();
+    let sessions = fixture.path("sessions");
+    let model = fixture.script(GREETING);
+    let run = fixture
+        .skillkit()
+        .args(["run", "helper", "Greet Ada", "--model", &model])
+        .args(["--session", "greetings", "--sessions"])
+        .arg(&sessions)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    std::fs::write(sessions.join("broken.jsonl"), "{\"seq\": 1, \"mess\n").unwrap();
+    let list = |json: bool| {
+        let mut command = fixture.skillkit();
+        command
+            .args(["sessions", "list", "--sessions"])
+            .arg(&sessions);
+        if json {
+            command.arg("--json");
+        }
+        command.output().unwrap()
+    };
+
+    let listed = list(false);
+    assert_eq!(listed.status.code(), Some(2), "{listed:?}");
+    let stdout = text(&listed.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("broken  cannot be read: its last line"),
+        "{stdout}"
+    );
+    assert!(lines[1].starts_with("greetings  4 items"), "{stdout}");
+    let stderr = text(&listed.stderr);
+    assert!(
+        stderr.contains("1 of the sessions cannot be read (broken)")
+            && stderr.contains("`skillkit sessions rm NAME`"),
+        "{stderr}"
+    );
+
+    let listed = list(true);
+    assert_eq!(listed.status.code(), Some(2), "{listed:?}");
+    let entries: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(entries[0]["name"], "broken");
+    assert!(
+        entries[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("its last line")
+    );
+    assert_eq!(entries[1]["name"], "greetings");
+    assert_eq!(entries[1]["items"], 4);
+    assert!(entries[1]["error"].is_null());
+
+    let rm = fixture
+        .skillkit()
+        .args(["sessions", "rm", "broken", "--sessions"])
+        .arg(&sessions)
+        .output()
+        .unwrap();
+    assert_eq!(rm.status.code(), Some(0), "{rm:?}");
+    let listed = list(false);
+    assert_eq!(listed.status.code(), Some(0), "{listed:?}");
+    assert!(text(&listed.stdout).starts_with("greetings  4 items"));
+}
+
 /// `run --session NAME` keeps the conversation in the sessions folder: a
 /// second run goes on with it, and `skillkit sessions` lists, shows, forks
 /// and removes it; a name that is not one is refused (exit 2), a session

@@ -109,7 +109,12 @@ impl SessionMeta {
 /// store.append("s1", 0, &[Message::user("Hi")]).await.unwrap();
 /// let sessions = store.list().await.unwrap();
 /// assert_eq!((sessions[0].id.as_str(), sessions[0].version), ("s1", 1));
-/// assert!(sessions[0].updated.is_some());
+/// assert!(sessions[0].updated.is_some() && sessions[0].error.is_none());
+/// // A damaged session is listed with why, beside the others.
+/// std::fs::write(dir.path().join("s2.jsonl"), "not json\n").unwrap();
+/// let sessions = store.list().await.unwrap();
+/// assert_eq!(sessions.len(), 2);
+/// assert!(sessions[1].error.as_deref().unwrap().starts_with("its last line"));
 /// # });
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -125,6 +130,11 @@ pub struct SessionInfo {
     pub created: Option<SystemTime>,
     /// When it was last written, where the store knows.
     pub updated: Option<SystemTime>,
+    /// Why its items cannot be read, when they cannot (a damaged file,
+    /// something else than a file in its place): it is listed all the
+    /// same, at version 0, so one damaged session does not hide the others,
+    /// and [`clear`](SessionStore::clear) removes it.
+    pub error: Option<String>,
 }
 
 /// What a [`SessionStore`] could not do.
@@ -242,7 +252,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// Removes the session (nothing when there is none).
     async fn clear(&self, id: &str) -> Result<(), SessionError>;
 
-    /// Every session, by id.
+    /// Every session, by id; one whose items cannot be read says why
+    /// ([`SessionInfo::error`]) rather than fail the list.
     async fn list(&self) -> Result<Vec<SessionInfo>, SessionError>;
 
     /// Sets the title and agent of session `id` (a field left `None` keeps

@@ -354,7 +354,14 @@ impl SessionStore for FileSessionStore {
                 if !valid_id(id) {
                     continue;
                 }
-                let (version, _) = tail(&entry.path(), id)?;
+                // A damaged session is listed, saying why: the others are
+                // not lost with it.
+                let (version, error) = match tail(&entry.path(), id) {
+                    Ok((version, _)) => (version, None),
+                    Err(SessionError::Corrupt { reason, .. }) => (0, Some(reason)),
+                    Err(SessionError::Io(e)) => (0, Some(e.to_string())),
+                    Err(e) => (0, Some(e.to_string())),
+                };
                 let meta = entry.metadata().ok();
                 sessions.push(SessionInfo {
                     id: id.to_owned(),
@@ -363,6 +370,7 @@ impl SessionStore for FileSessionStore {
                     // The file's birth time, where the file system keeps it.
                     created: meta.as_ref().and_then(|m| m.created().ok()),
                     updated: meta.as_ref().and_then(|m| m.modified().ok()),
+                    error,
                 });
             }
             sessions.sort_by(|a, b| a.id.cmp(&b.id));

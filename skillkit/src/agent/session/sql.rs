@@ -277,6 +277,7 @@ impl SessionStore for Sql {
                     meta,
                     created: time(created),
                     updated: time(updated),
+                    error: None,
                 }
             })
             .collect())
