@@ -365,8 +365,8 @@ pub(crate) enum Command {
     /// approvals answered y/n.
     ///
     /// Ctrl-C stops the current answer and keeps the conversation; Ctrl-C
-    /// twice at the prompt (or Ctrl-D, or /quit) exits. /skills lists the
-    /// skills; /<skill> ARGS activates one yourself. The conversation is saved
+    /// twice at the prompt (or Ctrl-D, or `/quit`) exits. `/skills` lists the
+    /// skills; `/<skill> ARGS` activates one yourself. The conversation is saved
     /// after each turn. Exit 0: the chat ended; 1: the model cannot be used;
     /// 2: AGENT_DIR or the session file cannot be read or written.
     Chat {
