@@ -17,6 +17,10 @@ use crate::failure::Failure;
 use crate::output::{err, inert, out};
 use crate::sources;
 
+/// Where task eval results go unless `--workspace` says, in the working
+/// folder.
+const DEFAULT_WORKSPACE: &str = "skillkit-eval";
+
 mod report;
 
 /// `skillkit eval`'s options.
@@ -52,9 +56,10 @@ pub struct EvalArgs {
     #[arg(long, value_name = "URI")]
     judge_model: Option<String>,
     /// Where task eval results go (`<skill>/iteration-N/…`, skill-creator's
-    /// layout).
-    #[arg(long, value_name = "DIR", default_value = "skillkit-eval")]
-    workspace: PathBuf,
+    /// layout). Default: `skillkit-eval` in the working folder, where a
+    /// symbolic link that leads out of it is refused.
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
     /// Compare with the skill's previous version, its folder at this git
     /// ref (a tag, a branch, a commit), instead of with no skill: the
     /// baseline configuration is `old_skill`.
@@ -296,9 +301,23 @@ async fn one(
     let tasks = match task_file {
         Some(file) => {
             let set = TaskSet::read(&file).map_err(failed)?;
-            let mut root = args.workspace.join(skill.bare_name());
+            let mut root = match &args.workspace {
+                Some(dir) => dir.join(skill.bare_name()),
+                None => Path::new(DEFAULT_WORKSPACE).join(skill.bare_name()),
+            };
             if models > 1 {
                 root = root.join(slug(model));
+            }
+            if args.workspace.is_none() {
+                // The default is in the project under evaluation, which may
+                // ship a link there: nothing is written through one that
+                // leads out of it.
+                workspace::inside(Path::new("."), &root.to_string_lossy()).map_err(|e| {
+                    Failure::io(format!(
+                        "{}; give --workspace DIR to write the results elsewhere",
+                        inert(&e.to_string())
+                    ))
+                })?;
             }
             let iteration = workspace::next_iteration(&root);
             // Held until the runs are done: the old version's files.

@@ -1043,3 +1043,49 @@ fn a_hostile_script_and_tool_calls_in_an_eval_are_contained() {
     assert_eq!(without["results"][0][2], true, "{without}");
     assert!(!runs.join("without_skill/run-1/outputs/report.csv").exists());
 }
+
+/// A cloned project can ship `skillkit-eval -> somewhere else`: the default
+/// workspace is refused then (exit 2, saying which link and what to do),
+/// nothing is written where the link leads, and `--workspace DIR` writes
+/// the results where it says.
+#[cfg(unix)]
+#[test]
+fn a_default_workspace_that_links_out_of_the_project_is_refused() {
+    let fixture = task_fixture();
+    let root = fixture.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join("skillkit-eval")).unwrap();
+    let args = [
+        "docs",
+        "--model",
+        "scripted://model.json",
+        "--judge-model",
+        "scripted://judge.json",
+        "--runs",
+        "1",
+    ];
+    let out = eval(root, &args);
+    code(&out, 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("symbolic link `skillkit-eval`") && stderr.contains("--workspace DIR"),
+        "{stderr}"
+    );
+    let written: Vec<_> = std::fs::read_dir(elsewhere.path()).unwrap().collect();
+    assert!(written.is_empty(), "written through the link: {written:?}");
+
+    // Named on the command line, the workspace is the user's choice.
+    let chosen = root.join("results");
+    let out = eval(
+        root,
+        &[&args[..], &["--workspace", chosen.to_str().unwrap()]].concat(),
+    );
+    code(&out, 0);
+    assert!(chosen.join("report/iteration-1/benchmark.json").is_file());
+    assert!(
+        std::fs::read_dir(elsewhere.path())
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}

@@ -48,6 +48,40 @@ pub struct Metadata {
     pub analyzer_model: String,
 }
 
+/// `relative` (plain names, such as `skillkit-eval/pdf`) inside the folder
+/// `base`, checked: refused when a symbolic link on the way leads out of
+/// `base`, or nowhere. The default workspace sits in the project being
+/// evaluated, and a cloned project can ship `skillkit-eval -> ~/.config`;
+/// results are written only inside the project.
+///
+/// ```
+/// use skillkit::eval::workspace::inside;
+/// let dir = tempfile::tempdir().unwrap();
+/// let found = inside(dir.path(), "skillkit-eval/pdf").unwrap();
+/// assert_eq!(found, dir.path().join("skillkit-eval/pdf"));
+/// # #[cfg(unix)] {
+/// let elsewhere = tempfile::tempdir().unwrap();
+/// std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("skillkit-eval")).unwrap();
+/// let refused = inside(dir.path(), "skillkit-eval/pdf").unwrap_err();
+/// assert!(refused.to_string().contains("symbolic link `skillkit-eval`"));
+/// # }
+/// ```
+pub fn inside(base: &Path, relative: &str) -> Result<PathBuf, EvalError> {
+    crate::whole::within_linked(base, relative, true).map_err(|out| EvalError::File {
+        path: relative.to_owned(),
+        reason: match out {
+            crate::whole::OutOf::NotPlain => {
+                "not a folder inside the workspace's folder (a relative path of plain names)".into()
+            }
+            crate::whole::OutOf::Link(link) => format!(
+                "the symbolic link `{}` on the way leads out of the folder (or nowhere); \
+                 results are written only inside it",
+                link.display()
+            ),
+        },
+    })
+}
+
 /// The next `iteration-N` folder of `workspace` (1 when there is none).
 ///
 /// ```
