@@ -512,6 +512,42 @@ mod tests {
         assert!(cache.get(&reference).unwrap().is_none());
     }
 
+    /// The cache's lock file is opened never through a link and never
+    /// waiting: a FIFO there (which a plain open for writing waits on for a
+    /// reader) or a link is refused at once, saying what it is.
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_that_is_no_file_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("lock");
+        let elsewhere = dir.path().join("elsewhere");
+        let makers: [(&str, &dyn Fn()); 2] = [
+            ("is a FIFO (named pipe), not a lock file", &|| {
+                let made = std::process::Command::new("mkfifo").arg(&lock).status();
+                assert!(made.unwrap().success());
+            }),
+            ("is a symbolic link, not a lock file", &|| {
+                std::os::unix::fs::symlink(&elsewhere, &lock).unwrap()
+            }),
+        ];
+        for (said, make) in makers {
+            make();
+            let root = dir.path().to_path_buf();
+            let (send, answer) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let staged = Cache::new(root).staging().map(drop);
+                let _ = send.send(staged.map_err(|e| e.to_string()));
+            });
+            let error = answer
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("the cache lock blocked: it {said}"))
+                .unwrap_err();
+            assert!(error.contains(said), "{error}");
+            assert!(!elsewhere.exists(), "the link's target was made");
+            fs::remove_file(&lock).unwrap();
+        }
+    }
+
     #[test]
     fn hashes_are_stable() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
