@@ -301,14 +301,14 @@ async fn one(
     let tasks = match task_file {
         Some(file) => {
             let set = TaskSet::read(&file).map_err(failed)?;
-            let mut root = match &args.workspace {
-                Some(dir) => dir.join(skill.bare_name()),
-                None => Path::new(DEFAULT_WORKSPACE).join(skill.bare_name()),
-            };
+            let workspace_dir = args.workspace.as_deref();
+            let mut root = workspace_dir
+                .unwrap_or(Path::new(DEFAULT_WORKSPACE))
+                .join(skill.bare_name());
             if models > 1 {
                 root = root.join(slug(model));
             }
-            if args.workspace.is_none() {
+            if workspace_dir.is_none() {
                 // The default is in the project under evaluation, which may
                 // ship a link there: nothing is written through one that
                 // leads out of it.

@@ -166,8 +166,15 @@ pub(crate) fn open_own(
 /// bytes (whole MiB), saying so.
 #[cfg(any(feature = "github", feature = "eval"))]
 pub(crate) fn read_small(path: &Path, limit: u64) -> io::Result<String> {
-    use std::io::Read as _;
     let (file, _) = skillkit_parser::open_file(path)?;
+    read_limited(file, limit)
+}
+
+/// The text of the opened `file`, refused when it holds more than `limit`
+/// bytes (whole MiB), saying so.
+#[cfg(any(feature = "github", feature = "eval", feature = "agent"))]
+pub(crate) fn read_limited(file: std::fs::File, limit: u64) -> io::Result<String> {
+    use std::io::Read as _;
     let mut text = String::new();
     file.take(limit.saturating_add(1))
         .read_to_string(&mut text)?;

@@ -220,18 +220,13 @@ const MAX_META_BYTES: u64 = 1024 * 1024;
 /// such file, or it cannot be read, is no file or is over
 /// [`MAX_META_BYTES`]: they are for people).
 fn read_meta(path: &Path) -> SessionMeta {
-    let mut bytes = Vec::new();
-    let meta = meta_path(path);
-    let read = crate::whole::open_own(
-        &meta,
-        OpenOptions::new().read(true),
-        "a session's title file",
-    )
-    .and_then(|file| file.take(MAX_META_BYTES + 1).read_to_end(&mut bytes));
-    match read {
-        Ok(n) if n as u64 <= MAX_META_BYTES => serde_json::from_slice(&bytes).unwrap_or_default(),
-        _ => SessionMeta::default(),
-    }
+    let mut read = OpenOptions::new();
+    read.read(true);
+    crate::whole::open_own(&meta_path(path), &mut read, "a session's title file")
+        .and_then(|file| crate::whole::read_limited(file, MAX_META_BYTES))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
 }
 
 /// Writes `items` to `path` whole: beside it, then renamed into place.
