@@ -31,7 +31,8 @@ impl<'a> Fields<'a> {
 
     /// A required non-empty text field.
     pub(crate) fn required(&mut self, key: &str, hint: &str) -> Result<String, Diagnostic> {
-        let line = self.line(key);
+        // The line is looked for only when there is something to say.
+        let line = |fields: &Self| fields.line(key);
         match self.map.remove(key) {
             None => Err(Diagnostic::error(
                 1,
@@ -41,12 +42,12 @@ impl<'a> Fields<'a> {
             Some(value) => match as_text(&value) {
                 Some(text) if !text.trim().is_empty() => Ok(text.trim().to_owned()),
                 Some(_) => Err(Diagnostic::error(
-                    line,
+                    line(self),
                     1,
                     format!("field `{key}` is empty: give it a value, as in `{key}: {hint}`"),
                 )),
                 None => Err(Diagnostic::error(
-                    line,
+                    line(self),
                     1,
                     format!("field `{key}` must be text, not a list or map: write `{key}: {hint}`"),
                 )),

@@ -206,13 +206,34 @@ impl Folder {
     pub fn open_file(&self, path: &Path) -> io::Result<(File, Metadata)> {
         #[cfg(unix)]
         if let Some(dir) = &self.dir
-            && let Ok(below) = path.strip_prefix(&self.root)
-            && !below.as_os_str().is_empty()
+            && let Some(below) = self.below(path)
             && let Ok(opened) = open_nonblocking_at(dir, below).and_then(checked)
         {
             return Ok(opened);
         }
         open_file(path)
+    }
+}
+
+#[cfg(unix)]
+impl Folder {
+    /// The part of `path` below the folder, when `path` is the folder's
+    /// path joined with more (as a walk of it makes them): compared as
+    /// bytes, where `Path::strip_prefix` compares component by component
+    /// (a tenth of a load's own work). Any other spelling, and a part that
+    /// would start at `/`, is `None` (the file opens by its whole path).
+    fn below<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        use std::os::unix::ffi::OsStrExt;
+        let root = self.root.as_os_str().as_bytes();
+        let rest = path.as_os_str().as_bytes().strip_prefix(root)?;
+        let rest = match root.ends_with(b"/") {
+            true => rest,
+            false => rest.strip_prefix(b"/")?,
+        };
+        match rest.first() {
+            None | Some(b'/') => None,
+            Some(_) => Some(Path::new(std::ffi::OsStr::from_bytes(rest))),
+        }
     }
 }
 
@@ -354,5 +375,29 @@ mod tests {
                 7
             );
         }
+    }
+
+    #[test]
+    fn only_a_path_spelled_below_the_folder_opens_from_it() {
+        let folder = |root: &str| Folder {
+            root: root.into(),
+            dir: None,
+        };
+        let below = |root: &str, path: &str| {
+            folder(root)
+                .below(Path::new(path))
+                .map(|p| p.to_str().unwrap().to_owned())
+        };
+        assert_eq!(below("/k", "/k/a/SKILL.md").as_deref(), Some("a/SKILL.md"));
+        assert_eq!(below("/k/", "/k/a/SKILL.md").as_deref(), Some("a/SKILL.md"));
+        assert_eq!(below("k", "k/SKILL.md").as_deref(), Some("SKILL.md"));
+        // Another folder whose name starts alike, the folder itself, and
+        // a part that would be read as a whole path from `/`.
+        assert_eq!(below("/k", "/kit/a/SKILL.md"), None);
+        assert_eq!(below("/k", "/k"), None);
+        assert_eq!(below("/k", "/k/"), None);
+        assert_eq!(below("/k/", "/k//etc/passwd"), None);
+        assert_eq!(below("/k", "/k//etc/passwd"), None);
+        assert_eq!(below("/k", "/j/SKILL.md"), None);
     }
 }
