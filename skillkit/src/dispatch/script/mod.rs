@@ -15,6 +15,9 @@
 //! * a scrubbed environment: only `PATH`, `LANG`, `LC_ALL`, `TERM=dumb`,
 //!   `HOME` and `TMPDIR` (both the working folder), `SKILL_DIR` and
 //!   `CLAUDE_SKILL_DIR`; no API key or other variable of this process;
+//! * a session of its own, so no controlling terminal: it cannot type into
+//!   the terminal the application runs in (`TIOCSTI`), read from it or take
+//!   it over, on any Unix and whatever the sandbox's layers;
 //! * its own process group, killed whole (`SIGKILL`) at the timeout, when the
 //!   call is dropped, when the script ends (nothing it started in the
 //!   background survives the call), and when the group holds more than
@@ -42,8 +45,8 @@
 //! than Linux there is no kernel sandbox (a run needs
 //! [`ScriptOptions::allow_weaker_sandbox`]).
 
-// The one module of the crate with `unsafe`: the runner's process group
-// and the sandbox put up between `fork` and `exec` (raw system calls, each
+// The one module of the crate with `unsafe`: the runner's session and
+// process group, and the sandbox put up between `fork` and `exec` (raw system calls, each
 // block with its `SAFETY:` comment).
 #![allow(unsafe_code)]
 

@@ -293,8 +293,20 @@ mod unix {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
+            .kill_on_drop(true);
+        // A session of its own, and so a process group of its own (which a
+        // timeout kills whole): the script has no controlling terminal, so
+        // it cannot type into the terminal this process runs in
+        // (`TIOCSTI`), read from it or take it over, whatever the sandbox's
+        // layers. First, before the sandbox's own steps.
+        // SAFETY: runs in the forked child before exec; `setsid` is a
+        // system call only, and the child is no group leader yet.
+        unsafe {
+            command.pre_exec(|| match libc::setsid() {
+                -1 => Err(std::io::Error::last_os_error()),
+                _ => Ok(()),
+            });
+        }
         for name in ["LANG", "LC_ALL"] {
             if let Some(value) = std::env::var_os(name) {
                 command.env(name, value);
