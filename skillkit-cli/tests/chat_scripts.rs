@@ -108,11 +108,22 @@ fn a_script_run_from_chat_finds_no_terminal() {
         other => panic!("skillkit chat ended with {other:?}"),
     }
     // What the script printed, as the model was given it.
-    let saved = std::fs::read_to_string(dir.path().join("session.json")).unwrap();
-    let verdict = saved
-        .split("terminal: ")
-        .nth(1)
-        .and_then(|rest| rest.split("\\n").next())
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("session.json")).unwrap())
+            .unwrap();
+    let verdict = lines(&saved)
+        .into_iter()
+        .find(|line| line.starts_with("terminal: "))
         .unwrap_or_else(|| panic!("no verdict in {saved}"));
-    assert!(verdict.starts_with("held ("), "terminal: {verdict}");
+    assert!(verdict.starts_with("terminal: held ("), "{verdict}");
+}
+
+/// Every line of every text in `value`.
+fn lines(value: &serde_json::Value) -> Vec<String> {
+    match value {
+        serde_json::Value::String(text) => text.lines().map(str::to_owned).collect(),
+        serde_json::Value::Array(items) => items.iter().flat_map(lines).collect(),
+        serde_json::Value::Object(map) => map.values().flat_map(lines).collect(),
+        _ => Vec::new(),
+    }
 }
