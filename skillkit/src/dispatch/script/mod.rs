@@ -39,7 +39,8 @@
 //!   exactly which layers were in force.
 //!
 //! Limits to know: the process count is polled, so a fork bomb may briefly
-//! exceed it before it is killed. Reads outside the hidden places stay
+//! exceed it before it is killed. What a script writes in its working
+//! folder is not bounded (only the timeout ends it). Reads outside the hidden places stay
 //! allowed (interpreters need their libraries). Scripts run on Unix only;
 //! elsewhere a call is an error result saying so, and on Unix systems other
 //! than Linux there is no kernel sandbox (a run needs
