@@ -148,7 +148,10 @@ impl ScriptOptions {
     }
 
     /// Runs scripts in `dir` (created if missing) instead of a temporary
-    /// folder; it is kept when the agent ends.
+    /// folder; it is kept when the agent ends. A script may change anything
+    /// in it, so give a folder of the scripts' own: in a project, a script
+    /// could change what other tools later run outside the sandbox (its
+    /// `.git/hooks`, an `.envrc`).
     ///
     /// ```
     /// let options = skillkit::script::ScriptOptions::new().working_dir("/srv/agent-work");
