@@ -40,15 +40,15 @@
 //!
 //! Limits to know: the process count is polled, so a fork bomb may briefly
 //! exceed it before it is killed. What a script writes in its working
-//! folder is not bounded (only the timeout ends it). Reads outside the hidden places stay
-//! allowed (interpreters need their libraries). Scripts run on Unix only;
-//! elsewhere a call is an error result saying so, and on Unix systems other
-//! than Linux there is no kernel sandbox (a run needs
+//! folder is not bounded (only the timeout ends it). Reads outside the
+//! hidden places stay allowed (interpreters need their libraries). Scripts
+//! run on Unix only; elsewhere a call is an error result saying so, and on
+//! Unix systems other than Linux there is no kernel sandbox (a run needs
 //! [`ScriptOptions::allow_weaker_sandbox`]).
 
 // The one module of the crate with `unsafe`: the runner's session and
-// process group, and the sandbox put up between `fork` and `exec` (raw system calls, each
-// block with its `SAFETY:` comment).
+// process group, and the sandbox put up between `fork` and `exec` (raw
+// system calls, each block with its `SAFETY:` comment).
 #![allow(unsafe_code)]
 
 mod dynamic;
