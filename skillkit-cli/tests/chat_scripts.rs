@@ -4,8 +4,8 @@
 //! Else it could type into the terminal (`TIOCSTI`: a `y` for the next
 //! approval, or a command for the shell after the chat ends), read what the
 //! person types, or take the terminal over; Landlock's device-ioctl rule
-//! (ABI 5, Linux 6.10) stops the typing on new kernels only, and not the
-//! reading of its settings.
+//! (ABI 5, Linux 6.10) refuses those ioctls, but only on kernels that have
+//! it, and opening `/dev/tty` for reading is allowed even there.
 #![cfg(target_os = "linux")]
 
 use std::path::Path;
