@@ -2,9 +2,10 @@
 //! a script that tries every way out the layers close (sockets of every
 //! family, a UNIX socket by path, another process's `/proc`, metadata,
 //! links and renames outside the working folder, a hidden secret, a daemon
-//! that leaves its session) and reports each. Real listeners on 127.0.0.1
-//! and a real socket file stand on the other side; what reached them is
-//! checked from outside too. Prints the layers in force.
+//! that leaves its session, the controlling terminal) and reports each.
+//! Real listeners on 127.0.0.1 and a real socket file stand on the other
+//! side; what reached them is checked from outside too. Prints the layers
+//! in force.
 
 use std::io::Read;
 use std::os::unix::net::UnixListener;
@@ -287,6 +288,103 @@ async fn every_way_out_is_closed() {
     for layer in ["namespaces", "Landlock", "seccomp"] {
         assert!(text.contains(layer), "{text}");
     }
+}
+
+/// Set in the run of this binary that [`the_terminal_is_out_of_reach`]
+/// starts inside a pseudo-terminal.
+const IN_TERMINAL: &str = "SKILLKIT_SANDBOX_IN_TERMINAL";
+
+/// Runs `argv` as the first process of a new session whose controlling
+/// terminal is a pseudo-terminal (Python's `pty.fork`), and passes on what
+/// it printed there and its exit code.
+const IN_A_TERMINAL: &str = r#"
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+
+/// Tries the controlling terminal: opens `/dev/tty` every way, types into
+/// it (`TIOCSTI`), makes itself its foreground; prints `terminal: held
+/// (...)` or `terminal: ESCAPED ...` with what it reached.
+const TERMINAL_ATTACKER: &str = r#"
+import fcntl, os, signal, termios
+reached, refused = [], []
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+for mode, name in ((os.O_RDONLY, "read"), (os.O_WRONLY, "write"), (os.O_RDWR, "read-write")):
+    try:
+        fd = os.open("/dev/tty", mode | os.O_NOCTTY)
+    except OSError as e:
+        refused.append(f"{name}: {e.strerror}")
+        continue
+    reached.append("opened for " + name)
+    try:
+        for c in b"echo PWNED\n":
+            fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))
+        reached.append("typed into it")
+    except OSError:
+        pass
+    try:
+        os.setpgid(0, 0)
+        os.tcsetpgrp(fd, os.getpgrp())
+        reached.append("took the foreground")
+    except OSError:
+        pass
+if reached:
+    print("terminal: ESCAPED " + ", ".join(reached), flush=True)
+else:
+    print(f"terminal: held (/dev/tty for {'; '.join(refused)})", flush=True)
+"#;
+
+/// A script finds no terminal, even when the process that runs it has one
+/// (as `skillkit chat` in a person's terminal has): this test runs itself
+/// again as the first process of a new session whose controlling terminal
+/// is a pseudo-terminal; that run checks that it has the terminal, runs the
+/// script, and prints what the script reached.
+#[tokio::test]
+async fn the_terminal_is_out_of_reach() {
+    if std::env::var_os(IN_TERMINAL).is_some() {
+        std::fs::File::open("/dev/tty").expect("the run inside has a terminal to protect");
+        let g = ground();
+        std::fs::write(g.skill.join("tty.py"), TERMINAL_ATTACKER).unwrap();
+        let options = ScriptOptions::new()
+            .timeout(Duration::from_secs(30))
+            .allow_weaker_sandbox(true);
+        let output = run_script(&g.skill, "tty.py", &[], "", &g.work, &options)
+            .await
+            .unwrap();
+        println!("{}", output.stdout.text);
+        return;
+    }
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(IN_A_TERMINAL)
+        .arg(std::env::current_exe().unwrap())
+        .args(["--exact", "the_terminal_is_out_of_reach", "--nocapture"])
+        .env(IN_TERMINAL, "1")
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(out.status.success(), "the run inside failed:\n{text}");
+    let verdict = text
+        .lines()
+        .find(|line| line.starts_with("terminal: "))
+        .unwrap_or_else(|| panic!("no verdict:\n{text}"));
+    // The line the CI's sandbox report shows.
+    eprintln!("{verdict}");
+    assert!(verdict.starts_with("terminal: held ("), "{verdict}");
 }
 
 #[tokio::test]
