@@ -12,6 +12,7 @@ pub mod peers;
 pub mod postgres;
 pub mod sessions;
 pub mod sql;
+pub mod terminal;
 
 use std::path::{Path, PathBuf};
 
