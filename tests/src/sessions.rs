@@ -104,6 +104,33 @@ pub async fn conformance(store: &dyn SessionStore) {
     assert_eq!(s1.meta.title.as_deref(), Some("Greetings"));
     assert_eq!(s1.meta.agent.as_deref(), Some("helper"));
     assert_eq!(s1.version, 3, "describing writes no item");
+    // A session described before its first item is listed, at version 0,
+    // and cleared like any other.
+    store
+        .describe("s3", &SessionMeta::default().title("Not started"))
+        .await
+        .unwrap();
+    let s3 = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.id == "s3");
+    let s3 = s3.expect("a described session is listed before its first item");
+    assert_eq!(
+        (s3.version, s3.meta.title.as_deref()),
+        (0, Some("Not started"))
+    );
+    assert_eq!(store.load("s3", None).await.unwrap().version, 0);
+    store.clear("s3").await.unwrap();
+    let ids: Vec<String> = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ids, ["s1"]);
     // A time to live: nothing is that old yet; everything idle for no
     // time at all is.
     let infos = store.list().await.unwrap();

@@ -341,9 +341,19 @@ impl SessionStore for FileSessionStore {
                 Err(e) => return Err(e.into()),
             };
             let mut sessions = Vec::new();
+            // Sessions described before their first item: a title file alone.
+            let mut described = Vec::new();
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
+                let Some(name) = name.to_str() else { continue };
+                if let Some(id) = name.strip_suffix(".meta.json")
+                    && valid_id(id)
+                    && entry.file_type().is_ok_and(|t| t.is_file())
+                {
+                    described.push((id.to_owned(), entry));
+                    continue;
+                }
+                let Some(id) = name.strip_suffix(".jsonl") else {
                     continue;
                 };
                 if !valid_id(id) {
@@ -366,6 +376,23 @@ impl SessionStore for FileSessionStore {
                     created: meta.as_ref().and_then(|m| m.created().ok()),
                     updated: meta.as_ref().and_then(|m| m.modified().ok()),
                     error,
+                });
+            }
+            sessions.sort_by(|a, b| a.id.cmp(&b.id));
+            let with_items = sessions.len();
+            for (id, entry) in described {
+                let listed = &sessions[..with_items];
+                if listed.binary_search_by(|s| s.id.cmp(&id)).is_ok() {
+                    continue;
+                }
+                let meta = entry.metadata().ok();
+                sessions.push(SessionInfo {
+                    meta: read_meta(&dir.join(format!("{id}.jsonl"))),
+                    id,
+                    version: 0,
+                    created: meta.as_ref().and_then(|m| m.created().ok()),
+                    updated: meta.as_ref().and_then(|m| m.modified().ok()),
+                    error: None,
                 });
             }
             sessions.sort_by(|a, b| a.id.cmp(&b.id));
