@@ -233,11 +233,41 @@ pub(crate) fn checked_id(id: &str) -> Result<&str, SessionError> {
 pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// The session's last `last` items (all when `None`) and its version;
     /// an unknown session is empty, at version 0.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// use skillkit::llm::Message;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// store.append("s1", 0, &[Message::user("Hi"), Message::user("Still there?")]).await.unwrap();
+    /// let last = store.load("s1", Some(1)).await.unwrap();
+    /// assert_eq!((last.items.len(), last.items[0].seq, last.version), (1, 2, 2));
+    /// assert_eq!(last.items[0].message, Message::user("Still there?"));
+    /// // An unknown session is empty, at version 0.
+    /// assert_eq!(store.load("new", None).await.unwrap().version, 0);
+    /// # });
+    /// ```
     async fn load(&self, id: &str, last: Option<usize>) -> Result<Loaded, SessionError>;
 
     /// Adds `messages` after item `expected` (the version the writer read);
     /// returns the new version. [`SessionError::Stale`] when the session is
     /// at another version: nothing is written.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// use skillkit::llm::Message;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// let version = store.append("s1", 0, &[Message::user("Hi")]).await.unwrap();
+    /// let version = store.append("s1", version, &[Message::user("Again")]).await.unwrap();
+    /// assert_eq!(version, 2);
+    /// // A second writer that read version 1 is refused, and nothing is added.
+    /// assert!(store.append("s1", 1, &[Message::user("Late")]).await.is_err());
+    /// assert_eq!(store.load("s1", None).await.unwrap().items.len(), 2);
+    /// # });
+    /// ```
     async fn append(
         &self,
         id: &str,
@@ -247,21 +277,90 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
 
     /// Takes the last item off (at version `expected`, else
     /// [`SessionError::Stale`]); `None` when the session is empty.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// use skillkit::llm::Message;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// let version = store.append("s1", 0, &[Message::user("Hi"), Message::user("Oops")]).await.unwrap();
+    /// let popped = store.pop("s1", version).await.unwrap().unwrap();
+    /// assert_eq!((popped.seq, popped.message), (2, Message::user("Oops")));
+    /// assert_eq!(store.load("s1", None).await.unwrap().version, 1);
+    /// assert!(store.pop("empty", 0).await.unwrap().is_none());
+    /// # });
+    /// ```
     async fn pop(&self, id: &str, expected: u64) -> Result<Option<SessionItem>, SessionError>;
 
     /// Removes the session (nothing when there is none).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// use skillkit::llm::Message;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// store.append("s1", 0, &[Message::user("Hi")]).await.unwrap();
+    /// store.clear("s1").await.unwrap();
+    /// assert_eq!(store.load("s1", None).await.unwrap().version, 0);
+    /// store.clear("never-was").await.unwrap();
+    /// # });
+    /// ```
     async fn clear(&self, id: &str) -> Result<(), SessionError>;
 
     /// Every session, by id; one whose items cannot be read says why
     /// ([`SessionInfo::error`]) rather than fail the list.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// use skillkit::llm::Message;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// store.append("b", 0, &[Message::user("Hi")]).await.unwrap();
+    /// store.append("a", 0, &[Message::user("Hello")]).await.unwrap();
+    /// let ids: Vec<_> = store.list().await.unwrap().into_iter().map(|s| s.id).collect();
+    /// assert_eq!(ids, ["a", "b"]);
+    /// # });
+    /// ```
     async fn list(&self) -> Result<Vec<SessionInfo>, SessionError>;
 
     /// Sets the title and agent of session `id` (a field left `None` keeps
     /// the one set before). The session need not have items yet.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// use skillkit::llm::Message;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// use skillkit::agent::session::SessionMeta;
+    /// store.describe("s1", &SessionMeta::default().title("Refund")).await.unwrap();
+    /// store.describe("s1", &SessionMeta::default().agent("support")).await.unwrap();
+    /// let meta = &store.list().await.unwrap()[0].meta;
+    /// assert_eq!((meta.title.as_deref(), meta.agent.as_deref()), (Some("Refund"), Some("support")));
+    /// # });
+    /// ```
     async fn describe(&self, id: &str, meta: &SessionMeta) -> Result<(), SessionError>;
 
     /// A new session `new_id` holding the items of `id` up to item `at`
     /// (numbered as they were); later writes to either leave the other.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::agent::session::{FileSessionStore, SessionStore};
+    /// use skillkit::llm::Message;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = FileSessionStore::new(dir.path());
+    /// let version = store.append("s1", 0, &[Message::user("Hi"), Message::user("Plan A")]).await.unwrap();
+    /// store.fork("s1", 1, "s1-b").await.unwrap();
+    /// store.append("s1-b", 1, &[Message::user("Plan B")]).await.unwrap();
+    /// let (a, b) = (store.load("s1", None).await.unwrap(), store.load("s1-b", None).await.unwrap());
+    /// assert_eq!((a.version, &a.items[1].message), (version, &Message::user("Plan A")));
+    /// assert_eq!((b.version, &b.items[1].message), (2, &Message::user("Plan B")));
+    /// # });
+    /// ```
     async fn fork(&self, id: &str, at: u64, new_id: &str) -> Result<(), SessionError>;
 
     /// Removes every session not written for `idle` (a time to live
