@@ -84,6 +84,22 @@ use crate::tool::{Tool, ToolExecution, ToolOutcome};
 /// ```
 pub trait KitData {
     /// The kit compiled into the binary, built once on first use.
+    ///
+    /// ```
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// # impl skillkit::EmbeddedKit for Greet {
+    /// #     async fn execute(&self, e: skillkit::ToolExecution) -> skillkit::ToolOutcome {
+    /// #         skillkit::ToolOutcome::ok(format!("Hello, {}!", e.arguments()))
+    /// #     }
+    /// # }
+    /// use skillkit::embed::KitData;
+    /// let kit = Greet::embedded_kit();
+    /// assert_eq!(kit.name, "greet");
+    /// // Built once: every call hands out the same kit.
+    /// assert!(std::ptr::eq(kit, Greet::embedded_kit()));
+    /// ```
     fn embedded_kit() -> &'static Kit;
 }
 
@@ -147,10 +163,69 @@ pub trait KitData {
 pub trait EmbeddedKit: KitData + Send + Sync + 'static {
     /// Executes one call of one of the kit's skills. `execution.skill` is the
     /// full skill called, so one kit can tell its skills apart.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// use std::sync::Arc;
+    /// use skillkit::{EmbeddedKit, KitProvider, ToolExecution, ToolOutcome};
+    ///
+    /// impl EmbeddedKit for Greet {
+    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+    ///         match execution.skill.bare_name() {
+    ///             "hello" => ToolOutcome::ok(format!("Hello, {}!", execution.arguments())),
+    ///             other => ToolOutcome::error(format!("no skill {other} here")),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// // What an agent does when the model calls `greet:hello`.
+    /// let greet = Arc::new(Greet);
+    /// let skill = greet.kits().await.unwrap()[0].skills[0].clone();
+    /// let tool = greet.tool(&skill).unwrap();
+    /// let call = ToolExecution::new(skill, serde_json::json!({"arguments": "Ada"}));
+    /// assert_eq!(skillkit::tool::call(&*tool, call).await, ToolOutcome::ok("Hello, Ada!"));
+    /// # });
+    /// ```
     fn execute(&self, execution: ToolExecution) -> impl Future<Output = ToolOutcome> + Send;
 
     /// Continues a call that returned [`ToolOutcome::Pending`]. By default kits
     /// do not pause, so this is an error outcome.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// use std::sync::Arc;
+    /// use serde_json::{Value, json};
+    /// use skillkit::{EmbeddedKit, KitProvider, ToolExecution, ToolOutcome};
+    ///
+    /// // Asks before greeting; greets once the answer is yes.
+    /// impl EmbeddedKit for Greet {
+    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::Pending(json!({"question": format!("Greet {}?", execution.arguments())}))
+    ///     }
+    ///
+    ///     async fn resume(&self, execution: ToolExecution, _state: Value, decision: Value) -> ToolOutcome {
+    ///         match decision.as_str() {
+    ///             Some("yes") => ToolOutcome::ok(format!("Hello, {}!", execution.arguments())),
+    ///             _ => ToolOutcome::error("the user said no"),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let greet = Arc::new(Greet);
+    /// let skill = greet.kits().await.unwrap()[0].skills[0].clone();
+    /// let tool = greet.tool(&skill).unwrap();
+    /// let call = ToolExecution::new(skill, json!({"arguments": "Ada"}));
+    /// let ToolOutcome::Pending(state) = skillkit::tool::call(&*tool, call.clone()).await else { panic!() };
+    /// let done = skillkit::tool::resume(&*tool, call, state, "yes".into()).await;
+    /// assert_eq!(done, ToolOutcome::ok("Hello, Ada!"));
+    /// # });
+    /// ```
     fn resume(
         &self,
         execution: ToolExecution,
@@ -163,6 +238,37 @@ pub trait EmbeddedKit: KitData + Send + Sync + 'static {
 
     /// What the model is told about `skill`; by default
     /// [`skill_definition`](crate::tool::skill_definition).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// use std::sync::Arc;
+    /// use skillkit::{EmbeddedKit, KitProvider, Skill, ToolDefinition, ToolExecution, ToolOutcome};
+    ///
+    /// // The model is asked for a name rather than free text.
+    /// impl EmbeddedKit for Greet {
+    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::ok(format!("Hello, {}!", execution.input["name"].as_str().unwrap_or("you")))
+    ///     }
+    ///
+    ///     fn definition(&self, skill: &Skill) -> ToolDefinition {
+    ///         let schema = serde_json::json!({
+    ///             "type": "object",
+    ///             "properties": {"name": {"type": "string"}},
+    ///             "required": ["name"],
+    ///         });
+    ///         ToolDefinition::new(skill.name.replace(':', "_"), skill.description.to_string(), schema)
+    ///     }
+    /// }
+    ///
+    /// let greet = Arc::new(Greet);
+    /// let skill = greet.kits().await.unwrap()[0].skills[0].clone();
+    /// let definition = greet.tool(&skill).unwrap().definition(&skill);
+    /// assert_eq!(definition.input_schema["required"][0], "name");
+    /// # });
+    /// ```
     fn definition(&self, skill: &Skill) -> ToolDefinition {
         crate::tool::skill_definition(skill)
     }
@@ -171,12 +277,52 @@ pub trait EmbeddedKit: KitData + Send + Sync + 'static {
     /// served). By default every skill of the kit is executable; answer `false`
     /// for the ones that are knowledge only (an agent then reads their body
     /// through `activate_skill`).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// use std::sync::Arc;
+    /// use skillkit::{EmbeddedKit, KitProvider, Skill, ToolExecution, ToolOutcome};
+    ///
+    /// // `greet:hello` is read, not run.
+    /// impl EmbeddedKit for Greet {
+    ///     async fn execute(&self, _: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::error("nothing here runs")
+    ///     }
+    ///
+    ///     fn executes(&self, skill: &Skill) -> bool {
+    ///         skill.bare_name() != "hello"
+    ///     }
+    /// }
+    ///
+    /// let greet = Arc::new(Greet);
+    /// let skill = greet.kits().await.unwrap()[0].skills[0].clone();
+    /// assert!(greet.tool(&skill).is_none());
+    /// # });
+    /// ```
     fn executes(&self, skill: &Skill) -> bool {
         let _ = skill;
         true
     }
 
     /// The provider's name in logs: `embedded:<kit>` by default.
+    ///
+    /// ```
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// # impl skillkit::EmbeddedKit for Greet {
+    /// #     async fn execute(&self, e: skillkit::ToolExecution) -> skillkit::ToolOutcome {
+    /// #         skillkit::ToolOutcome::ok(format!("Hello, {}!", e.arguments()))
+    /// #     }
+    /// # }
+    /// use skillkit::{EmbeddedKit, KitProvider};
+    /// assert_eq!(Greet.provider_name(), "embedded:greet");
+    /// // The name a catalog's logs and errors give the provider.
+    /// assert_eq!(Greet.name(), "embedded:greet");
+    /// ```
     fn provider_name(&self) -> Cow<'_, str> {
         Cow::Owned(format!("embedded:{}", Self::embedded_kit().name))
     }
@@ -185,6 +331,25 @@ pub trait EmbeddedKit: KitData + Send + Sync + 'static {
     /// embedded kit, with [`agent_definition`](EmbeddedKit::agent_definition)
     /// as its root agent. The clone copies no text: skills are shared `Arc`s
     /// and their text is `static`.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// # impl skillkit::EmbeddedKit for Greet {
+    /// #     async fn execute(&self, e: skillkit::ToolExecution) -> skillkit::ToolOutcome {
+    /// #         skillkit::ToolOutcome::ok(format!("Hello, {}!", e.arguments()))
+    /// #     }
+    /// # }
+    /// use skillkit::EmbeddedKit;
+    /// let kits = Greet.kits().await.unwrap();
+    /// assert_eq!(kits.len(), 1);
+    /// assert_eq!(kits[0].skills[0].name, "greet:hello");
+    /// // The root agent of `AGENT.md` comes with it.
+    /// assert!(kits[0].agent.is_some());
+    /// # });
+    /// ```
     fn kits(&self) -> impl Future<Output = Result<Vec<Kit>, ProviderError>> + Send {
         async {
             let mut kit = Self::embedded_kit().clone();
@@ -196,6 +361,29 @@ pub trait EmbeddedKit: KitData + Send + Sync + 'static {
     /// The kit's root agent: by default the parsed `AGENT.md`, `None` when the
     /// kit has none. Sub-agents (`agents/*.md`) are in the kit, named
     /// `<kit>:<agent>`.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # #[derive(skillkit::Kit)]
+    /// # #[kit(path = "kits/greet")]
+    /// # struct Greet;
+    /// use std::sync::Arc;
+    /// use skillkit::{AgentDefinition, EmbeddedKit, ToolExecution, ToolOutcome};
+    ///
+    /// // The kit's `AGENT.md` is left out: this application brings its own agent.
+    /// impl EmbeddedKit for Greet {
+    ///     async fn execute(&self, _: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::ok("hi")
+    ///     }
+    ///
+    ///     fn agent_definition(&self) -> Option<Arc<AgentDefinition>> {
+    ///         None
+    ///     }
+    /// }
+    ///
+    /// assert!(Greet.kits().await.unwrap()[0].agent.is_none());
+    /// # });
+    /// ```
     fn agent_definition(&self) -> Option<Arc<AgentDefinition>> {
         Self::embedded_kit().agent.clone()
     }

@@ -197,15 +197,74 @@ impl ToolOutcome {
 #[async_trait::async_trait]
 pub trait Tool: Send + Sync {
     /// What the model is told about `skill` when this tool executes it.
+    ///
+    /// ```
+    /// use skillkit::{Skill, Tool, ToolDefinition, ToolExecution, ToolOutcome};
+    /// struct Shout;
+    /// #[skillkit::async_trait]
+    /// impl Tool for Shout {
+    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::ok(execution.arguments().to_uppercase())
+    ///     }
+    /// }
+    /// // By default, the skill's own definition: its name and description,
+    /// // and one `arguments` text.
+    /// let definition = Shout.definition(&Skill::new("text:shout", "Shout the text."));
+    /// assert_eq!(definition, skillkit::tool::skill_definition(&Skill::new("text:shout", "Shout the text.")));
+    /// assert_eq!(definition.description, "Shout the text.");
+    /// ```
     fn definition(&self, skill: &Skill) -> ToolDefinition {
         skill_definition(skill)
     }
 
     /// Executes one call.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use skillkit::{Skill, Tool, ToolExecution, ToolOutcome};
+    /// struct Shout;
+    /// #[skillkit::async_trait]
+    /// impl Tool for Shout {
+    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::ok(execution.arguments().to_uppercase())
+    ///     }
+    /// }
+    /// let skill = Arc::new(Skill::new("text:shout", "Shout the text."));
+    /// let call = ToolExecution::new(skill, serde_json::json!({"arguments": "hi"}));
+    /// assert_eq!(Shout.execute(call).await, ToolOutcome::ok("HI"));
+    /// # });
+    /// ```
     async fn execute(&self, execution: ToolExecution) -> ToolOutcome;
 
     /// Continues a call that returned [`ToolOutcome::Pending`], with the kept
     /// state and the decision. By default tools do not pause, so this is an error.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use serde_json::{Value, json};
+    /// use skillkit::{Skill, Tool, ToolExecution, ToolOutcome};
+    /// // Deletes only once the user said yes.
+    /// struct Delete;
+    /// #[skillkit::async_trait]
+    /// impl Tool for Delete {
+    ///     async fn execute(&self, execution: ToolExecution) -> ToolOutcome {
+    ///         ToolOutcome::Pending(json!({"file": execution.arguments()}))
+    ///     }
+    ///     async fn resume(&self, _: ToolExecution, state: Value, decision: Value) -> ToolOutcome {
+    ///         match decision.as_str() {
+    ///             Some("yes") => ToolOutcome::ok(format!("deleted {}", state["file"].as_str().unwrap_or(""))),
+    ///             _ => ToolOutcome::error("kept: the user said no"),
+    ///         }
+    ///     }
+    /// }
+    /// let skill = Arc::new(Skill::new("files:delete", "Delete a file."));
+    /// let call = ToolExecution::new(skill, json!({"arguments": "old.txt"}));
+    /// let ToolOutcome::Pending(state) = Delete.execute(call.clone()).await else { panic!() };
+    /// assert_eq!(Delete.resume(call, state, "yes".into()).await, ToolOutcome::ok("deleted old.txt"));
+    /// # });
+    /// ```
     async fn resume(&self, execution: ToolExecution, state: Value, decision: Value) -> ToolOutcome {
         let _ = (state, decision);
         cannot_resume(&execution.skill)

@@ -73,6 +73,17 @@ pub const DEFAULT_JOBS: usize = 4;
 pub const MAX_SET_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why an evaluation could not run.
+///
+/// ```
+/// use skillkit::eval::{EvalError, TaskSet};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("evals.json");
+/// std::fs::write(&path, "[]").unwrap();
+/// let err = TaskSet::read(&path).unwrap_err();
+/// assert!(matches!(&err, EvalError::File { reason, .. } if reason.starts_with("not an evals.json")));
+/// // The message says what to write instead.
+/// assert!(err.to_string().contains("\"evals\""));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EvalError {

@@ -125,6 +125,31 @@ pub fn next_iteration(workspace: &Path) -> PathBuf {
 /// Writes each run's `grading.json`, `timing.json`, `transcript.json` and
 /// `outputs/answer.md` beside its outputs, and the iteration's
 /// `benchmark.json` and `benchmark.md` in `iteration`.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::eval::{Evaluator, TaskSet, workspace};
+/// use skillkit::llm::{Registry, Scripted};
+/// use skillkit::{Kit, Skill};
+/// // A model that answers every conversation alike, with or without the skill.
+/// let model = Scripted::from_json(r#"{"rules": [{"replies": [{"text": "Hello, Ada!"}]}]}"#).unwrap();
+/// let kit = Kit::new("greet").with_skill(Skill::new("greet:hello", "Greet someone."));
+/// let evaluator = Evaluator::new(vec![kit])
+///     .registry(Registry::new().with("scripted", model))
+///     .model("scripted://m")
+///     .runs(1);
+/// let set = TaskSet::parse(
+///     r#"{"evals": [{"id": 1, "prompt": "Greet Ada", "assertions": [{"type": "contains", "value": "Ada"}]}]}"#,
+///     ".",
+/// ).unwrap();
+/// let iteration = tempfile::tempdir().unwrap();
+/// let report = evaluator.tasks("greet:hello", &set, Some(iteration.path())).await.unwrap();
+/// workspace::write(iteration.path(), &report, &workspace::Metadata::default()).unwrap();
+/// let run = iteration.path().join("eval-1/with_skill/run-1");
+/// assert!(run.join("grading.json").is_file() && run.join("outputs/answer.md").is_file());
+/// assert!(iteration.path().join("benchmark.json").is_file());
+/// # });
+/// ```
 pub fn write(iteration: &Path, report: &TaskReport, meta: &Metadata) -> Result<(), EvalError> {
     for run in &report.runs {
         let Some(outputs) = &run.outputs else {
@@ -195,7 +220,32 @@ fn grading(run: &CaseRun) -> Value {
     })
 }
 
-/// `benchmark.json`.
+/// `benchmark.json`: the metadata, every run, and each configuration's mean,
+/// standard deviation, minimum and maximum, with the delta between them.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use skillkit::eval::{Evaluator, TaskSet, workspace};
+/// use skillkit::llm::{Registry, Scripted};
+/// use skillkit::{Kit, Skill};
+/// // A model that answers every conversation alike, with or without the skill.
+/// let model = Scripted::from_json(r#"{"rules": [{"replies": [{"text": "Hello, Ada!"}]}]}"#).unwrap();
+/// let kit = Kit::new("greet").with_skill(Skill::new("greet:hello", "Greet someone."));
+/// let evaluator = Evaluator::new(vec![kit])
+///     .registry(Registry::new().with("scripted", model))
+///     .model("scripted://m")
+///     .runs(1);
+/// let set = TaskSet::parse(
+///     r#"{"evals": [{"id": 1, "prompt": "Greet Ada", "assertions": [{"type": "contains", "value": "Ada"}]}]}"#,
+///     ".",
+/// ).unwrap();
+/// let iteration = tempfile::tempdir().unwrap();
+/// let report = evaluator.tasks("greet:hello", &set, Some(iteration.path())).await.unwrap();
+/// let benchmark = workspace::benchmark(&report, &workspace::Metadata::default());
+/// assert_eq!(benchmark["runs"].as_array().unwrap().len(), 2);
+/// assert_eq!(benchmark["run_summary"]["with_skill"]["pass_rate"]["mean"], 1.0);
+/// # });
+/// ```
 pub fn benchmark(report: &TaskReport, meta: &Metadata) -> Value {
     let mut evals: Vec<&str> = report.runs.iter().map(|r| r.eval_id.as_str()).collect();
     evals.dedup();

@@ -8,6 +8,13 @@ pub use crate::llm::decoder::{Decoder, FromSse};
 
 /// One server-sent event: its `event:` name (empty when absent) and its
 /// `data:` lines joined by `\n`.
+///
+/// ```
+/// use skillkit::llm::sse::Frame;
+/// // `event: message_delta` then `data: {"a":1}` and `data: {"b":2}`, then a blank line:
+/// let frame = Frame { event: "message_delta", data: "{\"a\":1}\n{\"b\":2}" };
+/// assert_eq!(frame.data.lines().count(), 2);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame<'a> {
     /// The `event:` field; empty when the event had none.

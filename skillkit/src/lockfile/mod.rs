@@ -70,6 +70,17 @@ pub const LOCKFILE_VERSION: u32 = 1;
 const MAX_SKILL_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Why a lockfile could not be read, written or made.
+///
+/// ```
+/// use skillkit::lockfile::{LockError, Lockfile};
+/// let err = Lockfile::parse(r#"{"version": 2}"#).unwrap_err();
+/// assert!(matches!(err, LockError::Newer { found: 2, .. }));
+/// assert!(err.to_string().ends_with("upgrade skillkit"));
+/// // A path that climbs out of the project is refused, whatever it names.
+/// let project = tempfile::tempdir().unwrap();
+/// let err = Lockfile::new().pin("x", "acme/x", None, None, project.path(), "../x").unwrap_err();
+/// assert!(matches!(err, LockError::Refused(_)), "{err}");
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LockError {
@@ -123,6 +134,19 @@ pub enum LockError {
 }
 
 /// A project's lockfile.
+///
+/// ```
+/// use skillkit::lockfile::{LOCKFILE_NAME, Lockfile};
+/// let project = tempfile::tempdir().unwrap();
+/// let skill = project.path().join(".agents/skills/greet");
+/// std::fs::create_dir_all(&skill).unwrap();
+/// std::fs::write(skill.join("SKILL.md"), "---\nname: greet\ndescription: Greet.\n---\nHi.\n").unwrap();
+/// let mut lock = Lockfile::new();
+/// lock.pin("greet", "acme/skills/greet", Some("v1"), None, project.path(), ".agents/skills/greet").unwrap();
+/// let path = project.path().join(LOCKFILE_NAME);
+/// lock.write(&path).unwrap();
+/// assert_eq!(Lockfile::read(&path).unwrap(), lock);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lockfile {
     /// The format's version ([`LOCKFILE_VERSION`]).
@@ -136,6 +160,17 @@ pub struct Lockfile {
 }
 
 /// What a lockfile pins of one skill.
+///
+/// ```
+/// let lock = skillkit::lockfile::Lockfile::parse(r#"{
+///   "version": 1,
+///   "skills": {"greet": {"source": "acme/skills/greet", "ref": "v1", "path": ".agents/skills/greet"}}
+/// }"#).unwrap();
+/// let greet = &lock.skills["greet"];
+/// assert_eq!(greet.requested.as_deref(), Some("v1"));
+/// // Written by hand: no files pinned yet (`install` pins them).
+/// assert!(greet.files.is_empty() && greet.digest.is_empty());
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LockedSkill {
     /// Where it comes from, as `skillkit add` takes it (`owner/repo/path`).
@@ -175,6 +210,17 @@ pub struct LockedSkill {
 }
 
 /// One pinned file.
+///
+/// ```
+/// let project = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(project.path().join("greet")).unwrap();
+/// std::fs::write(project.path().join("greet/SKILL.md"), "Hi.\n").unwrap();
+/// let mut lock = skillkit::lockfile::Lockfile::new();
+/// let pinned = lock.pin("greet", "acme/greet", None, None, project.path(), "greet").unwrap();
+/// let file = &pinned.files["SKILL.md"];
+/// assert_eq!(file.size, 4);
+/// assert!(file.digest.starts_with("sha256:") && file.digest.len() == 7 + 64);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
     /// `sha256:<64 hex>`.
@@ -267,6 +313,15 @@ impl Lockfile {
 
     /// Writes the lockfile to `path` whole: a temporary file beside it,
     /// synced, then renamed over it.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("skillkit.lock.json");
+    /// skillkit::lockfile::Lockfile::new().write(&path).unwrap();
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\n  \"skills\": {},\n  \"version\": 1\n}\n");
+    /// // Nothing is left beside it.
+    /// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    /// ```
     pub fn write(&self, path: &Path) -> Result<(), LockError> {
         crate::whole::write(path, self.to_text().as_bytes()).map_err(|source| LockError::Io {
             path: path.display().to_string(),
@@ -279,6 +334,21 @@ impl Lockfile {
     /// folder must be inside the project and hold regular files and folders
     /// only. An entry it replaces keeps its unknown keys, its `folder` and
     /// its `signer`; the entry is returned to set them.
+    ///
+    /// ```
+    /// let project = tempfile::tempdir().unwrap();
+    /// let skill = project.path().join("skills/greet");
+    /// std::fs::create_dir_all(&skill).unwrap();
+    /// std::fs::write(skill.join("SKILL.md"), "---\nname: greet\ndescription: Greet.\n---\nHi.\n").unwrap();
+    /// let mut lock = skillkit::lockfile::Lockfile::new();
+    /// let pinned = lock.pin("greet", "acme/skills/greet", Some("v1"), Some("0123abc"), project.path(), "skills/greet").unwrap();
+    /// pinned.signer = Some("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA".into());
+    /// assert!(lock.skills["greet"].digest.starts_with("sha256:"));
+    /// // Pinned again (after an update), the entry keeps its signer.
+    /// lock.pin("greet", "acme/skills/greet", Some("v2"), Some("4567def"), project.path(), "skills/greet").unwrap();
+    /// assert!(lock.skills["greet"].signer.is_some());
+    /// assert_eq!(lock.skills["greet"].requested.as_deref(), Some("v2"));
+    /// ```
     pub fn pin(
         &mut self,
         name: &str,
@@ -345,6 +415,15 @@ impl Lockfile {
 }
 
 /// What [`verify`] found of one skill.
+///
+/// ```
+/// use skillkit::lockfile::{Lockfile, Status, verify};
+/// let project = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(project.path().join("skills/new")).unwrap();
+/// std::fs::write(project.path().join("skills/new/SKILL.md"), "Hi.\n").unwrap();
+/// let verdicts = verify(&Lockfile::new(), project.path(), &["skills"]);
+/// assert_eq!((verdicts[0].name.as_str(), &verdicts[0].status), ("skills/new", &Status::Unlocked));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict {
     /// The skill's name (for an unlocked skill, its folder, relative to
@@ -355,6 +434,18 @@ pub struct Verdict {
 }
 
 /// The state of a skill against the lock.
+///
+/// ```
+/// use skillkit::lockfile::{Lockfile, Status, verify};
+/// let lock = Lockfile::parse(r#"{"version": 1, "skills": {
+///   "gone": {"source": "acme/gone", "path": "skills/gone"},
+///   "away": {"source": "acme/away", "path": "../elsewhere"}
+/// }}"#).unwrap();
+/// let project = tempfile::tempdir().unwrap();
+/// let verdicts = verify(&lock, project.path(), &[]);
+/// assert!(matches!(verdicts[0].status, Status::Outside { .. }));
+/// assert_eq!(verdicts[1].status, Status::Missing);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 #[non_exhaustive]
@@ -417,6 +508,20 @@ impl Status {
 /// the project) that the lock does not know, as [`Status::Unlocked`]. A
 /// skill whose lock pins a signer must carry a `SKILL.sig` by that key over
 /// its files; an unsigned skill is `ok` otherwise. Offline.
+///
+/// ```
+/// use skillkit::lockfile::{Lockfile, Status, verify};
+/// let project = tempfile::tempdir().unwrap();
+/// let skill = project.path().join("skills/greet");
+/// std::fs::create_dir_all(&skill).unwrap();
+/// std::fs::write(skill.join("SKILL.md"), "Hi.\n").unwrap();
+/// let mut lock = Lockfile::new();
+/// lock.pin("greet", "acme/greet", None, None, project.path(), "skills/greet").unwrap();
+/// std::fs::write(skill.join("notes.md"), "added later").unwrap();
+/// let verdicts = verify(&lock, project.path(), &["skills"]);
+/// assert_eq!(verdicts.len(), 1, "a locked skill is not listed again as unlocked");
+/// assert!(matches!(&verdicts[0].status, Status::Modified { added, .. } if added == &["notes.md"]));
+/// ```
 pub fn verify(lock: &Lockfile, project: &Path, scanned: &[&str]) -> Vec<Verdict> {
     verify_signed(lock, project, scanned, None)
 }

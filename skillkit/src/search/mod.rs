@@ -133,6 +133,22 @@ pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 #[async_trait::async_trait]
 pub trait Embedder: Send + Sync {
     /// One vector per text, in order.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use skillkit::search::{EmbedError, Embedder};
+    /// // Counts two words: a vector of two dimensions per text.
+    /// struct Counts;
+    /// #[skillkit::async_trait]
+    /// impl Embedder for Counts {
+    ///     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    ///         Ok(texts.iter().map(|t| vec![t.matches("pdf").count() as f32, t.matches("csv").count() as f32]).collect())
+    ///     }
+    /// }
+    /// let vectors = Counts.embed(&["pdf to csv".into(), "pdf".into()]).await.unwrap();
+    /// assert_eq!(vectors, [vec![1.0, 1.0], vec![1.0, 0.0]]);
+    /// # });
+    /// ```
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 

@@ -130,6 +130,14 @@ impl McpSkills {
     }
 
     /// The kit name given with [`named`](McpSkills::named), if any.
+    ///
+    /// ```
+    /// use skillkit::McpSkills;
+    /// use skillkit::mcp_client::Endpoint;
+    /// let server = McpSkills::new(Endpoint::url("http://127.0.0.1:8080/mcp"));
+    /// assert_eq!(server.label(), None);
+    /// assert_eq!(server.named("docs").label(), Some("docs"));
+    /// ```
     pub fn label(&self) -> Option<&str> {
         self.label.as_deref()
     }
