@@ -122,6 +122,14 @@ pub async fn conformance(store: &dyn SessionStore) {
         (0, Some("Not started"))
     );
     assert_eq!(store.load("s3", None).await.unwrap().version, 0);
+    // It can be forked, and forked onto it cannot be.
+    store.fork("s3", 0, "s3-copy").await.unwrap();
+    assert_eq!(store.load("s3-copy", None).await.unwrap().version, 0);
+    assert!(matches!(
+        store.fork("s1", 1, "s3").await,
+        Err(SessionError::Exists(_))
+    ));
+    store.clear("s3-copy").await.unwrap();
     store.clear("s3").await.unwrap();
     let ids: Vec<String> = store
         .list()

@@ -424,8 +424,12 @@ impl SessionStore for FileSessionStore {
         let new_name = new_id.to_owned();
         let items = self
             .locked(id, move |path| {
+                // A session described before its first item is one, empty.
                 if !path.is_file() {
-                    return Err(SessionError::NotFound(name));
+                    return match meta_path(path).is_file() {
+                        true => Ok(Vec::new()),
+                        false => Err(SessionError::NotFound(name)),
+                    };
                 }
                 let (mut items, _) = read(path, &name)?;
                 items.retain(|item| item.seq <= at);
@@ -433,7 +437,7 @@ impl SessionStore for FileSessionStore {
             })
             .await?;
         self.locked(new_id, move |target| {
-            if target.exists() {
+            if target.exists() || meta_path(target).exists() {
                 return Err(SessionError::Exists(new_name));
             }
             write(target, &items)
