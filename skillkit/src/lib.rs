@@ -185,4 +185,4 @@ mod doc_examples {
 pub use async_trait::async_trait;
 
 #[doc(hidden)]
-pub use embed::__private;
+pub use embed::generated as __private;
