@@ -162,7 +162,11 @@ fn newline(bytes: &[u8]) -> Option<usize> {
         }
     }
     let done = bytes.len() - words.remainder().len();
-    words.remainder().iter().position(|&b| b == b'\n').map(|i| done + i)
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|i| done + i)
 }
 
 /// Cuts `text` into frontmatter and body.
