@@ -424,9 +424,11 @@ impl SessionStore for FileSessionStore {
         let new_name = new_id.to_owned();
         let items = self
             .locked(id, move |path| {
-                // A session described before its first item is one, empty.
+                // A session described before its first item is one, empty
+                // (its title file, never a link in its place).
                 if !path.is_file() {
-                    return match meta_path(path).is_file() {
+                    let described = std::fs::symlink_metadata(meta_path(path));
+                    return match described.is_ok_and(|m| m.is_file()) {
                         true => Ok(Vec::new()),
                         false => Err(SessionError::NotFound(name)),
                     };
