@@ -199,7 +199,7 @@ pub trait Tool: Send + Sync {
     /// What the model is told about `skill` when this tool executes it.
     ///
     /// ```
-    /// use skillkit::{Skill, Tool, ToolDefinition, ToolExecution, ToolOutcome};
+    /// use skillkit::{Skill, Tool, ToolExecution, ToolOutcome};
     /// struct Shout;
     /// #[skillkit::async_trait]
     /// impl Tool for Shout {
