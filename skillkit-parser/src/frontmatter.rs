@@ -148,12 +148,12 @@ pub fn bounds(bytes: &[u8]) -> Result<Option<Bounds>, Diagnostic> {
 /// (30 µs together, measured), and this is the first search of a load, on
 /// every thread that reads files. Frontmatter lines are short.
 fn newline(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    let mut words = bytes.chunks_exact(8);
-    for (i, word) in (&mut words).enumerate() {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ NEWLINES;
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
+    let (words, rest) = bytes.as_chunks::<8>();
+    for (i, word) in words.iter().enumerate() {
+        let word = u64::from_le_bytes(*word) ^ NEWLINES;
         // A byte of `word` is zero where `bytes` holds a `\n`; the lowest
         // high bit set here marks the first such byte.
         let found = word.wrapping_sub(ONES) & !word & HIGHS;
@@ -161,12 +161,8 @@ fn newline(bytes: &[u8]) -> Option<usize> {
             return Some(i * 8 + (found.trailing_zeros() / 8) as usize);
         }
     }
-    let done = bytes.len() - words.remainder().len();
-    words
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|i| done + i)
+    let done = words.len() * 8;
+    rest.iter().position(|&b| b == b'\n').map(|i| done + i)
 }
 
 /// Cuts `text` into frontmatter and body.
