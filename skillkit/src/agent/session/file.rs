@@ -340,8 +340,21 @@ impl SessionStore for FileSessionStore {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
                 Err(e) => return Err(e.into()),
             };
+            // A session as its file (`<id>.jsonl`, or the title file of one
+            // described before its first item) shows it: the file's birth
+            // time, where the file system keeps it, and its last write.
+            let info = |id: &str, entry: &std::fs::DirEntry, version, error| {
+                let meta = entry.metadata().ok();
+                SessionInfo {
+                    id: id.to_owned(),
+                    version,
+                    meta: read_meta(&dir.join(format!("{id}.jsonl"))),
+                    created: meta.as_ref().and_then(|m| m.created().ok()),
+                    updated: meta.as_ref().and_then(|m| m.modified().ok()),
+                    error,
+                }
+            };
             let mut sessions = Vec::new();
-            // Sessions described before their first item: a title file alone.
             let mut described = Vec::new();
             for entry in entries.flatten() {
                 let name = entry.file_name();
@@ -367,33 +380,17 @@ impl SessionStore for FileSessionStore {
                     Err(SessionError::Io(e)) => (0, Some(e.to_string())),
                     Err(e) => (0, Some(e.to_string())),
                 };
-                let meta = entry.metadata().ok();
-                sessions.push(SessionInfo {
-                    id: id.to_owned(),
-                    version,
-                    meta: read_meta(&entry.path()),
-                    // The file's birth time, where the file system keeps it.
-                    created: meta.as_ref().and_then(|m| m.created().ok()),
-                    updated: meta.as_ref().and_then(|m| m.modified().ok()),
-                    error,
-                });
+                sessions.push(info(id, &entry, version, error));
             }
             sessions.sort_by(|a, b| a.id.cmp(&b.id));
             let with_items = sessions.len();
-            for (id, entry) in described {
-                let listed = &sessions[..with_items];
-                if listed.binary_search_by(|s| s.id.cmp(&id)).is_ok() {
-                    continue;
+            for (id, entry) in &described {
+                if sessions[..with_items]
+                    .binary_search_by(|s| s.id.cmp(id))
+                    .is_err()
+                {
+                    sessions.push(info(id, entry, 0, None));
                 }
-                let meta = entry.metadata().ok();
-                sessions.push(SessionInfo {
-                    meta: read_meta(&dir.join(format!("{id}.jsonl"))),
-                    id,
-                    version: 0,
-                    created: meta.as_ref().and_then(|m| m.created().ok()),
-                    updated: meta.as_ref().and_then(|m| m.modified().ok()),
-                    error: None,
-                });
             }
             sessions.sort_by(|a, b| a.id.cmp(&b.id));
             Ok(sessions)
